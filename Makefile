@@ -1,0 +1,55 @@
+# ovs-afxdp: top-level driver.
+#
+#   make demo     build, then pass traffic through afxdp ports and show stats
+#   make check    build, then run the series' unit tests and check-afxdp
+#   make series   write the series as git format-patch files to build/series
+#
+# Everything is built under build/ (ignored by git).
+
+SHELL := /bin/bash
+TOP := $(CURDIR)
+BUILD := $(TOP)/build
+OVS := $(BUILD)/ovs
+JOBS ?= 2
+# Extra arguments for the autotest suites, e.g. TESTSUITEFLAGS='-k ping'.
+TESTSUITEFLAGS ?=
+
+.PHONY: all deps assemble build demo check check-unit check-afxdp series \
+        series-verify clean distclean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh
+
+assemble: deps
+	@sh scripts/assemble.sh
+
+build: assemble
+	@sh scripts/build-ovs.sh $(OVS) $(JOBS)
+
+demo: build
+	@bash scripts/demo.sh $(OVS)
+
+check: build
+	@bash scripts/check.sh $(OVS) all
+
+check-unit: build
+	@bash scripts/check.sh $(OVS) unit
+
+check-afxdp: build
+	@bash scripts/check.sh $(OVS) afxdp
+
+series: assemble
+	@rm -rf $(BUILD)/series
+	@git -C $(OVS) format-patch -q --cover-letter -o $(BUILD)/series base..HEAD
+	@ls $(BUILD)/series
+
+series-verify: series
+	@bash scripts/series-verify.sh $(BUILD)
+
+clean:
+	-$(MAKE) -C $(OVS) clean >/dev/null 2>&1
+
+distclean:
+	rm -rf $(BUILD)

@@ -1,0 +1,16 @@
+#!/bin/sh
+# Configure (once) and build the assembled tree.  Later runs are incremental:
+# make rebuilds what changed, automake's rules regenerate what the series'
+# edits to Makefile.am or configure.ac require.
+set -eu
+ovs=$1
+jobs=${2:-2}
+cd "$ovs"
+if [ ! -f Makefile ]; then
+    ./boot.sh >/dev/null
+    # The distribution's python3, whatever python3 comes first in PATH: the
+    # tests' helpers import modules installed from Debian's packages.
+    ./configure -q --enable-afxdp PYTHON3=/usr/bin/python3 \
+        --localstatedir=/var --sysconfdir=/etc
+fi
+make -s -j"$jobs"

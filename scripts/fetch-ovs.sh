@@ -1,0 +1,96 @@
+#!/bin/sh
+# Fetch the Open vSwitch 4.0.0 release tarball that the series is based on
+# and verify its checksum.
+#
+# Order of sources:
+#   1. $OVS_TARBALL, when set (an explicit tarball chosen by the user);
+#   2. Debian's "openvswitch" 4.0.0-2 source package through the machine's
+#      own apt configuration (a deb-src entry derived from its sources);
+#   3. ../shared/cache/ beside the repository, as the last resort.
+#
+# Usage: fetch-ovs.sh DESTDIR   -> writes DESTDIR/openvswitch_4.0.0.orig.tar.xz
+set -eu
+
+OVS_VERSION=4.0.0
+DEB_VERSION=4.0.0-2
+ORIG=openvswitch_${OVS_VERSION}.orig.tar.xz
+SHA256=2b4d75ed077e94bc649ffbc9be5f9f822db82cf266c920cb3060f94db9d6d796
+
+dest=${1:?usage: fetch-ovs.sh DESTDIR}
+top=$(cd "$(dirname "$0")/.." && pwd)
+mkdir -p "$dest"
+
+verify() {
+    echo "$SHA256  $1" | sha256sum -c --status -
+}
+
+if [ -f "$dest/$ORIG" ] && verify "$dest/$ORIG"; then
+    exit 0
+fi
+
+if [ -n "${OVS_TARBALL:-}" ]; then
+    cp "$OVS_TARBALL" "$dest/$ORIG.tmp"
+    if ! verify "$dest/$ORIG.tmp"; then
+        echo "fetch-ovs: $OVS_TARBALL does not match the sha256 of" \
+             "Open vSwitch $OVS_VERSION" >&2
+        rm -f "$dest/$ORIG.tmp"
+        exit 1
+    fi
+    mv "$dest/$ORIG.tmp" "$dest/$ORIG"
+    echo "fetch-ovs: using $OVS_TARBALL"
+    exit 0
+fi
+
+# Derive a source-only (deb-src) entry for the suites that carry 4.0.0 from
+# the mirror the machine already uses.  No binary lines of another suite are
+# ever added, so the installed system is not affected.
+add_deb_src() {
+    list=/etc/apt/sources.list.d/ovs-afxdp-src.sources
+    [ -f "$list" ] && return 0
+    uri=$(grep -rhoE '^(URIs:|deb)[[:space:]]+[a-z]+://[^[:space:]]+/debian/?([[:space:]]|$)' \
+              /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
+          | awk '{print $2}' | grep -v security | head -n 1)
+    if [ -z "$uri" ]; then
+        echo "fetch-ovs: no Debian mirror found in the apt configuration" >&2
+        return 1
+    fi
+    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
+    {
+        echo "Types: deb-src"
+        echo "URIs: $uri"
+        echo "Suites: trixie sid"
+        echo "Components: main"
+        [ -f "$keyring" ] && echo "Signed-By: $keyring"
+    } > "$list"
+    apt-get update -q >/dev/null 2>&1 || true
+}
+
+from_apt() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    add_deb_src || return 1
+    work=$(mktemp -d)
+    if (cd "$work" && apt-get source -q --download-only \
+            "openvswitch=$DEB_VERSION") >"$work/log" 2>&1 \
+       && verify "$work/$ORIG"; then
+        mv "$work/$ORIG" "$dest/$ORIG"
+        rm -rf "$work"
+        echo "fetch-ovs: fetched openvswitch $DEB_VERSION with apt-get source"
+        return 0
+    fi
+    sed 's/^/fetch-ovs: apt: /' "$work/log" | tail -n 3 >&2
+    rm -rf "$work"
+    return 1
+}
+
+from_cache() {
+    cache=$top/../shared/cache/$ORIG
+    [ -f "$cache" ] && verify "$cache" || return 1
+    cp "$cache" "$dest/$ORIG"
+    echo "fetch-ovs: the mirror lacks $DEB_VERSION; used ../shared/cache"
+}
+
+from_apt || from_cache || {
+    echo "fetch-ovs: could not obtain Open vSwitch $OVS_VERSION" \
+         "(set OVS_TARBALL=/path/to/$ORIG)" >&2
+    exit 1
+}
