@@ -1,6 +1,7 @@
 #!/bin/sh
-# Fetch the Open vSwitch 4.0.0 release tarball that the series is based on
-# and verify its checksum.
+# Fetch Debian's Open vSwitch 4.0.0-2 source package that the series is
+# based on (the upstream release tarball plus the debian/ directory, which
+# upstream's Makefile.am includes) and verify both checksums.
 #
 # Order of sources:
 #   1. $OVS_TARBALL, when set (an explicit tarball chosen by the user);
@@ -8,23 +9,37 @@
 #      own apt configuration (a deb-src entry derived from its sources);
 #   3. ../shared/cache/ beside the repository, as the last resort.
 #
-# Usage: fetch-ovs.sh DESTDIR   -> writes DESTDIR/openvswitch_4.0.0.orig.tar.xz
+# $OVS_TARBALL replaces only the release tarball; the debian/ part still
+# comes from apt or the cache.
+#
+# Usage: fetch-ovs.sh DESTDIR
+#   -> DESTDIR/openvswitch_4.0.0.orig.tar.xz, openvswitch_4.0.0-2.debian.tar.xz
 set -eu
 
 OVS_VERSION=4.0.0
 DEB_VERSION=4.0.0-2
 ORIG=openvswitch_${OVS_VERSION}.orig.tar.xz
+DEBTAR=openvswitch_${DEB_VERSION}.debian.tar.xz
 SHA256=2b4d75ed077e94bc649ffbc9be5f9f822db82cf266c920cb3060f94db9d6d796
+DEB_SHA256=951c7a76aca773bfab944ce8cf474e825ccf7ea6863807ec6d43380e80092f81
 
 dest=${1:?usage: fetch-ovs.sh DESTDIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest"
 
 verify() {
-    echo "$SHA256  $1" | sha256sum -c --status -
+    case $1 in
+    *.debian.tar.xz) sum=$DEB_SHA256 ;;
+    *) sum=$SHA256 ;;
+    esac
+    echo "$sum  $1" | sha256sum -c --status -
 }
 
-if [ -f "$dest/$ORIG" ] && verify "$dest/$ORIG"; then
+have() {
+    [ -f "$dest/$1" ] && verify "$dest/$1"
+}
+
+if have "$ORIG" && have "$DEBTAR"; then
     exit 0
 fi
 
@@ -38,7 +53,6 @@ if [ -n "${OVS_TARBALL:-}" ]; then
     fi
     mv "$dest/$ORIG.tmp" "$dest/$ORIG"
     echo "fetch-ovs: using $OVS_TARBALL"
-    exit 0
 fi
 
 # Derive a source-only (deb-src) entry for the suites that carry 4.0.0 from
@@ -71,8 +85,9 @@ from_apt() {
     work=$(mktemp -d)
     if (cd "$work" && apt-get source -q --download-only \
             "openvswitch=$DEB_VERSION") >"$work/log" 2>&1 \
-       && verify "$work/$ORIG"; then
-        mv "$work/$ORIG" "$dest/$ORIG"
+       && verify "$work/$ORIG" && verify "$work/$DEBTAR"; then
+        have "$ORIG" || mv "$work/$ORIG" "$dest/$ORIG"
+        mv "$work/$DEBTAR" "$dest/$DEBTAR"
         rm -rf "$work"
         echo "fetch-ovs: fetched openvswitch $DEB_VERSION with apt-get source"
         return 0
@@ -83,9 +98,12 @@ from_apt() {
 }
 
 from_cache() {
-    cache=$top/../shared/cache/$ORIG
-    [ -f "$cache" ] && verify "$cache" || return 1
-    cp "$cache" "$dest/$ORIG"
+    for f in $ORIG $DEBTAR; do
+        have "$f" && continue
+        cache=$top/../shared/cache/$f
+        [ -f "$cache" ] && verify "$cache" || return 1
+        cp "$cache" "$dest/$f"
+    done
     echo "fetch-ovs: the mirror lacks $DEB_VERSION; used ../shared/cache"
 }
 

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Run the series' tests in the assembled tree and print one summary line
+# "N passed, N failed, N skipped".
+#
+#   check.sh OVS_TREE all     unit tests, then check-afxdp
+#   check.sh OVS_TREE unit    the OVS testsuite filtered to keyword "afxdp"
+#   check.sh OVS_TREE afxdp   check-afxdp: tests/system-afxdp*.at and
+#                             upstream's tests/system-traffic.at over afxdp
+#
+# TESTSUITEFLAGS from the environment narrow a run (e.g. -k ping).
+set -uo pipefail
+
+OVS=$(cd "${1:?usage: check.sh OVS_TREE all|unit|afxdp}" && pwd)
+what=${2:-all}
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+LOGDIR=$TOP/build/check
+mkdir -p "$LOGDIR"
+
+passed=0 failed=0 skipped=0
+
+# Count autotest's per-test result lines ("  12: title   ok").
+tally() {
+    local log=$1 p f s
+    p=$(grep -cE '^ *[0-9]+: .* (ok|expected failure)$' "$log")
+    f=$(grep -cE '^ *[0-9]+: .* (FAILED \(|UNEXPECTED PASS)' "$log")
+    s=$(grep -cE '^ *[0-9]+: .* skipped \(' "$log")
+    echo "$(basename "$log" .log): $p passed, $f failed, $s skipped"
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+run_unit() {
+    local log=$LOGDIR/unit.log
+    echo "== unit tests (testsuite -k afxdp)"
+    (cd "$OVS/tests" && ./testsuite -C . AUTOTEST_PATH="$OVS/utilities:$OVS/vswitchd:$OVS/ovsdb:$OVS/vtep:$OVS/tests:$OVS/ipsec:$OVS" \
+        -j2 -k afxdp ${TESTSUITEFLAGS:-}) 2>&1 | tee "$log"
+    tally "$log"
+}
+
+run_afxdp() {
+    local log=$LOGDIR/afxdp.log
+    echo "== check-afxdp (system-afxdp and system-traffic over afxdp ports)"
+    # bpffs is where libbpf and libxdp look for pinned objects.
+    local mounted=no
+    if ! mountpoint -q /sys/fs/bpf; then
+        mount -t bpf bpf /sys/fs/bpf && mounted=yes
+    fi
+    make -s -C "$OVS" check-afxdp TESTSUITEFLAGS="${TESTSUITEFLAGS:-}" \
+        2>&1 | tee "$log"
+    [ $mounted = yes ] && umount /sys/fs/bpf
+    tally "$log"
+    echo "Listed skips that applied (tests/system-afxdp-skip.txt):"
+    grep -h '^afxdp-skip: ' "$OVS"/tests/system-afxdp-testsuite.dir/*/testsuite.log \
+        2>/dev/null | sort -u | sed 's/^afxdp-skip: /  /' || true
+}
+
+case $what in
+all) run_unit; run_afxdp ;;
+unit) run_unit ;;
+afxdp) run_afxdp ;;
+*) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
+esac
+
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ] && [ $((passed + failed)) -gt 0 ]
