@@ -13,4 +13,4 @@ if [ ! -f Makefile ]; then
     ./configure -q --enable-afxdp PYTHON3=/usr/bin/python3 \
         --localstatedir=/var --sysconfdir=/etc
 fi
-make -s -j"$jobs"
+make -s -j"$jobs" V=0

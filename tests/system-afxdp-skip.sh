@@ -1,0 +1,61 @@
+#!/bin/sh
+# Usage: system-afxdp-skip.sh "TEST TITLE"
+#
+# Exits 0 (skip) when TEST TITLE is listed in system-afxdp-skip.txt beside
+# this script and its condition holds, printing the reason; exits 1 (run)
+# otherwise.
+#
+# A line of the list is "TITLE | REASON".  A reason of the form
+# "needs kernel device TYPE" holds only where the kernel cannot create a
+# TYPE device, so the test runs on kernels that have one.
+title=$1
+list=$(dirname "$0")/system-afxdp-skip.txt
+
+reason=$(awk -v t="$title" '
+    /^[[:space:]]*(#|$)/ { next }
+    {
+        i = index($0, " | ")
+        if (i && substr($0, 1, i - 1) == t) {
+            print substr($0, i + 3)
+            exit
+        }
+    }' "$list")
+[ -n "$reason" ] || exit 1
+
+# Probe for a device type in a throw-away namespace.
+kernel_has_device() {
+    ns=afxdp-probe-$$
+    ip netns add "$ns" 2>/dev/null || return 1
+    case $1 in
+    vlan)
+        ip -n "$ns" link add probe1 type veth peer name probe2 >/dev/null 2>&1
+        args="link probe1 type vlan id 10"
+        ;;
+    gre|gretap|erspan|ip6gre|ip6gretap|ip6erspan|ipip|sit|ip6tnl)
+        args="type $1 local 10.255.0.1 remote 10.255.0.2"
+        case $1 in
+        ip6*) args="type $1 local fc00::1 remote fc00::2" ;;
+        esac
+        case $1 in
+        erspan|ip6erspan) args="$args seq key 1 erspan_ver 1 erspan 1" ;;
+        esac
+        ;;
+    geneve) args="type geneve id 1 remote 10.255.0.2" ;;
+    vxlan) args="type vxlan id 1 dstport 4789" ;;
+    *) args="type $1" ;;
+    esac
+    ip -n "$ns" link add probe0 $args >/dev/null 2>&1
+    rc=$?
+    ip netns del "$ns"
+    return $rc
+}
+
+case $reason in
+"needs kernel device "*)
+    type=${reason#needs kernel device }
+    type=${type%% *}
+    kernel_has_device "$type" && exit 1
+    ;;
+esac
+echo "afxdp-skip: $title: $reason"
+exit 0
