@@ -134,9 +134,10 @@ test_bulk(void)
     assert(more[0] == 7 && more[1] == 3 && more[2] == 5 && more[3] == 100);
     assert(afxdp_pool_pop_bulk(pool, more, 1) == 1 && more[0] == 101);
 
-    /* Exactly all of it. */
-    afxdp_pool_push_bulk(pool, frames, 100);
-    afxdp_pool_push_bulk(pool, &frames[102], N - 102);
+    /* Out: frames 0 to 101 and 150 to 299.  Give them back and take
+     * exactly all of it. */
+    afxdp_pool_push_bulk(pool, frames, 102);
+    afxdp_pool_push_bulk(pool, &frames[150], N - 150);
     assert(afxdp_pool_pop_bulk(pool, &frames[N], 1) == 1);
     afxdp_pool_push(pool, frames[N]);
     check_all_free(pool);
@@ -200,7 +201,10 @@ test_cache(void)
  * a few mailboxes, so that frames are often freed by a thread other than the
  * one that took them.  'owner' records who holds each frame, updated with
  * compare-and-swap: taking a frame that someone holds, or giving back a
- * frame one does not hold, is an error. */
+ * frame one does not hold, is an error.  'payload' stands for the frame's
+ * packet data: written plainly by each holder, so that a build with
+ * ThreadSanitizer reports a race if the pool hands a frame over without a
+ * happens-before edge from the last holder's writes. */
 
 #define OWNER_FREE 0
 #define OWNER_MAIL UINT32_MAX
@@ -210,6 +214,7 @@ test_cache(void)
 struct stress_aux {
     struct afxdp_pool *pool;
     atomic_uint32_t *owner;
+    uint32_t *payload;
     atomic_uint32_t mailbox[N_MAILBOXES];
     atomic_count errors;
     struct ovs_barrier barrier;
@@ -230,7 +235,7 @@ stress_error(struct stress_aux *aux, const char *what, uint32_t frame,
 {
     if (atomic_count_inc(&aux->errors) < 10) {
         fprintf(stderr, "frame %"PRIu32": %s (expected owner %"PRIu32
-                ", found %"PRIu32")\n", what, frame, expected, actual);
+                ", found %"PRIu32")\n", frame, what, expected, actual);
     }
 }
 
@@ -240,9 +245,23 @@ stress_claim(struct stress_aux *aux, uint32_t frame, uint32_t from,
 {
     uint32_t expected = from;
 
-    if (!atomic_compare_exchange_strong(&aux->owner[frame], &expected, to)) {
+    /* Relaxed: the happens-before edges between holders must come from the
+     * pool (or a mailbox), not from this bookkeeping. */
+    if (!atomic_compare_exchange_strong_explicit(&aux->owner[frame],
+                                                 &expected, to,
+                                                 memory_order_relaxed,
+                                                 memory_order_relaxed)) {
         stress_error(aux, "held twice or lost", frame, from, expected);
     }
+}
+
+/* Marks 'frame' as held by 'me' and writes its payload. */
+static void
+stress_take(struct stress_aux *aux, uint32_t frame, uint32_t from,
+            uint32_t me)
+{
+    stress_claim(aux, frame, from, me);
+    aux->payload[frame] = me;
 }
 
 static void
@@ -255,6 +274,10 @@ stress_put(struct stress_thread *t, uint32_t *held, size_t *n_held,
     /* Released before the frames are given back: once in the pool, another
      * thread may take them at once. */
     for (size_t i = *n_held - n; i < *n_held; i++) {
+        if (aux->payload[held[i]] != me) {
+            stress_error(aux, "payload overwritten", held[i], me,
+                         aux->payload[held[i]]);
+        }
         stress_claim(aux, held[i], me, OWNER_FREE);
     }
     afxdp_pool_put(aux->pool, t->id, &held[*n_held - n], n);
@@ -282,9 +305,9 @@ stress_thread_main(void *t_)
             uint32_t old;
 
             stress_claim(aux, frame, me, OWNER_MAIL);
-            atomic_exchange(box, frame, &old);
+            old = atomic_exchange(box, frame);
             if (old != UINT32_MAX) {
-                stress_claim(aux, old, OWNER_MAIL, me);
+                stress_take(aux, old, OWNER_MAIL, me);
                 held[n_held++] = old;
                 t->n_mailed++;
             }
@@ -295,7 +318,7 @@ stress_thread_main(void *t_)
                                         want);
 
             for (size_t j = n_held; j < n_held + got; j++) {
-                stress_claim(aux, held[j], OWNER_FREE, me);
+                stress_take(aux, held[j], OWNER_FREE, me);
             }
             n_held += got;
             t->n_taken += got;
@@ -319,6 +342,7 @@ test_stress(uint32_t n_frames, unsigned int n_threads,
     /* The last thread goes without a cache. */
     aux.pool = afxdp_pool_create(n_frames, n_threads - 1);
     aux.owner = xmalloc(n_frames * sizeof *aux.owner);
+    aux.payload = xcalloc(n_frames, sizeof *aux.payload);
     for (uint32_t i = 0; i < n_frames; i++) {
         atomic_init(&aux.owner[i], OWNER_FREE);
     }
@@ -373,6 +397,7 @@ test_stress(uint32_t n_frames, unsigned int n_threads,
     check_all_free(aux.pool);
 
     ovs_barrier_destroy(&aux.barrier);
+    free(aux.payload);
     free(aux.owner);
     afxdp_pool_destroy(aux.pool);
     free(threads);
