@@ -28,19 +28,19 @@
 
 /* The head of the shared list: the top frame's index in the low 32 bits,
  * the ABA tag in the high 32 bits. */
-static inline uint64_t
+static uint64_t
 head_make(uint32_t frame, uint32_t tag)
 {
     return ((uint64_t) tag << 32) | frame;
 }
 
-static inline uint32_t
+static uint32_t
 head_frame(uint64_t head)
 {
     return head;
 }
 
-static inline uint32_t
+static uint32_t
 head_tag(uint64_t head)
 {
     return head >> 32;

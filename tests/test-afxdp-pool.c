@@ -15,9 +15,7 @@
  */
 
 #include <config.h>
-#undef NDEBUG
 
-#include <assert.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,9 +46,9 @@ check_all_free(struct afxdp_pool *pool)
         afxdp_pool_flush(pool, u);
     }
     afxdp_pool_get_stats(pool, &stats);
-    assert(stats.n_shared == n_frames);
-    assert(stats.n_cached == 0);
-    assert(stats.n_out == 0);
+    ovs_assert(stats.n_shared == n_frames);
+    ovs_assert(stats.n_cached == 0);
+    ovs_assert(stats.n_out == 0);
 
     n = afxdp_pool_pop_bulk(pool, frames, n_frames + 1);
     if (n != n_frames) {
@@ -80,22 +78,22 @@ test_empty_full(void)
 
     /* A new pool hands out its frames in ascending order. */
     for (uint32_t i = 0; i < N; i++) {
-        assert(afxdp_pool_pop(pool, &frame));
-        assert(frame == i);
+        ovs_assert(afxdp_pool_pop(pool, &frame));
+        ovs_assert(frame == i);
     }
-    assert(!afxdp_pool_pop(pool, &frame));
+    ovs_assert(!afxdp_pool_pop(pool, &frame));
     afxdp_pool_get_stats(pool, &stats);
-    assert(stats.n_frames == N && stats.n_shared == 0 && stats.n_out == N);
+    ovs_assert(stats.n_frames == N && stats.n_shared == 0 && stats.n_out == N);
 
     /* Last in, first out. */
     for (uint32_t i = 0; i < N; i++) {
         afxdp_pool_push(pool, i);
     }
     for (uint32_t i = N; i-- > 0;) {
-        assert(afxdp_pool_pop(pool, &frame));
-        assert(frame == i);
+        ovs_assert(afxdp_pool_pop(pool, &frame));
+        ovs_assert(frame == i);
     }
-    assert(!afxdp_pool_pop(pool, &frame));
+    ovs_assert(!afxdp_pool_pop(pool, &frame));
     for (uint32_t i = 0; i < N; i++) {
         afxdp_pool_push(pool, i);
     }
@@ -104,8 +102,8 @@ test_empty_full(void)
 
     /* A pool without frames. */
     pool = afxdp_pool_create(0, 1);
-    assert(!afxdp_pool_pop(pool, &frame));
-    assert(afxdp_pool_get(pool, 0, &frame, 1) == 0);
+    ovs_assert(!afxdp_pool_pop(pool, &frame));
+    ovs_assert(afxdp_pool_get(pool, 0, &frame, 1) == 0);
     check_all_free(pool);
     afxdp_pool_destroy(pool);
 }
@@ -117,28 +115,28 @@ test_bulk(void)
     struct afxdp_pool *pool = afxdp_pool_create(N, 0);
     uint32_t frames[N + 10], more[4];
 
-    assert(afxdp_pool_pop_bulk(pool, frames, 0) == 0);
+    ovs_assert(afxdp_pool_pop_bulk(pool, frames, 0) == 0);
     afxdp_pool_push_bulk(pool, frames, 0);
 
     /* Asking for more than there is returns what there is. */
-    assert(afxdp_pool_pop_bulk(pool, frames, N + 10) == N);
-    assert(afxdp_pool_pop_bulk(pool, more, 4) == 0);
+    ovs_assert(afxdp_pool_pop_bulk(pool, frames, N + 10) == N);
+    ovs_assert(afxdp_pool_pop_bulk(pool, more, 4) == 0);
     for (uint32_t i = 0; i < N; i++) {
-        assert(frames[i] == i);
+        ovs_assert(frames[i] == i);
     }
 
     /* A bulk push is popped back in array order, above older frames. */
     afxdp_pool_push_bulk(pool, &frames[100], 50);
     afxdp_pool_push_bulk(pool, (uint32_t []) { 7, 3, 5 }, 3);
-    assert(afxdp_pool_pop_bulk(pool, more, 4) == 4);
-    assert(more[0] == 7 && more[1] == 3 && more[2] == 5 && more[3] == 100);
-    assert(afxdp_pool_pop_bulk(pool, more, 1) == 1 && more[0] == 101);
+    ovs_assert(afxdp_pool_pop_bulk(pool, more, 4) == 4);
+    ovs_assert(more[0] == 7 && more[1] == 3 && more[2] == 5 && more[3] == 100);
+    ovs_assert(afxdp_pool_pop_bulk(pool, more, 1) == 1 && more[0] == 101);
 
     /* Out: frames 0 to 101 and 150 to 299.  Give them back and take
      * exactly all of it. */
     afxdp_pool_push_bulk(pool, frames, 102);
     afxdp_pool_push_bulk(pool, &frames[150], N - 150);
-    assert(afxdp_pool_pop_bulk(pool, &frames[N], 1) == 1);
+    ovs_assert(afxdp_pool_pop_bulk(pool, &frames[N], 1) == 1);
     afxdp_pool_push(pool, frames[N]);
     check_all_free(pool);
     afxdp_pool_destroy(pool);
@@ -154,39 +152,39 @@ test_cache(void)
     size_t n;
 
     /* A get through an empty cache refills it with a bulk to spare. */
-    assert(afxdp_pool_get(pool, 0, &frame, 1) == 1);
+    ovs_assert(afxdp_pool_get(pool, 0, &frame, 1) == 1);
     afxdp_pool_get_stats(pool, &stats);
-    assert(stats.n_cached == AFXDP_POOL_BULK);
-    assert(stats.n_shared == N - 1 - AFXDP_POOL_BULK);
-    assert(stats.n_out == 1);
+    ovs_assert(stats.n_cached == AFXDP_POOL_BULK);
+    ovs_assert(stats.n_shared == N - 1 - AFXDP_POOL_BULK);
+    ovs_assert(stats.n_out == 1);
 
     /* A frame put through another user's cache stays there. */
     afxdp_pool_put(pool, 1, &frame, 1);
     afxdp_pool_get_stats(pool, &stats);
-    assert(stats.n_cached == AFXDP_POOL_BULK + 1 && stats.n_out == 0);
-    assert(afxdp_pool_get(pool, 1, &frame, 1) == 1);
+    ovs_assert(stats.n_cached == AFXDP_POOL_BULK + 1 && stats.n_out == 0);
+    ovs_assert(afxdp_pool_get(pool, 1, &frame, 1) == 1);
     afxdp_pool_put(pool, 1, &frame, 1);
 
     /* Filling a cache beyond its size flushes it to half. */
     n = afxdp_pool_pop_bulk(pool, frames, AFXDP_POOL_CACHE_SIZE);
-    assert(n == AFXDP_POOL_CACHE_SIZE);
+    ovs_assert(n == AFXDP_POOL_CACHE_SIZE);
     for (size_t i = 0; i < n; i += 16) {
         afxdp_pool_put(pool, 0, &frames[i], 16);
     }
     afxdp_pool_get_stats(pool, &stats);
-    assert(stats.n_out == 0);
-    assert(stats.n_cached <= AFXDP_POOL_CACHE_SIZE + 1);
+    ovs_assert(stats.n_out == 0);
+    ovs_assert(stats.n_cached <= AFXDP_POOL_CACHE_SIZE + 1);
 
     /* Requests larger than a cache, and a pool running dry. */
     n = afxdp_pool_get(pool, 0, frames, N);
-    assert(n == N - 1);         /* One frame sits in user 1's cache. */
+    ovs_assert(n == N - 1);         /* One frame sits in user 1's cache. */
     afxdp_pool_get_stats(pool, &stats);
-    assert(stats.n_out == N - 1 && stats.n_shared == 0);
-    assert(afxdp_pool_get(pool, 0, &frame, 1) == 0);
+    ovs_assert(stats.n_out == N - 1 && stats.n_shared == 0);
+    ovs_assert(afxdp_pool_get(pool, 0, &frame, 1) == 0);
     afxdp_pool_put(pool, 0, frames, n);
 
     /* Users without a cache use the shared list. */
-    assert(afxdp_pool_get(pool, AFXDP_POOL_NO_CACHE, &frame, 1) == 1);
+    ovs_assert(afxdp_pool_get(pool, AFXDP_POOL_NO_CACHE, &frame, 1) == 1);
     afxdp_pool_put(pool, 7, &frame, 1);
     afxdp_pool_flush(pool, AFXDP_POOL_NO_CACHE);
 
@@ -264,24 +262,26 @@ stress_take(struct stress_aux *aux, uint32_t frame, uint32_t from,
     aux->payload[frame] = me;
 }
 
-static void
-stress_put(struct stress_thread *t, uint32_t *held, size_t *n_held,
-           size_t n)
+/* Gives back the last 'n' of the 'n_held' frames in 'held' and returns how
+ * many are still held. */
+static size_t
+stress_put(struct stress_thread *t, uint32_t *held, size_t n_held, size_t n)
 {
     struct stress_aux *aux = t->aux;
+    size_t first = n_held - n;
     uint32_t me = t->id + 1;
 
     /* Released before the frames are given back: once in the pool, another
      * thread may take them at once. */
-    for (size_t i = *n_held - n; i < *n_held; i++) {
+    for (size_t i = first; i < n_held; i++) {
         if (aux->payload[held[i]] != me) {
             stress_error(aux, "payload overwritten", held[i], me,
                          aux->payload[held[i]]);
         }
         stress_claim(aux, held[i], me, OWNER_FREE);
     }
-    afxdp_pool_put(aux->pool, t->id, &held[*n_held - n], n);
-    *n_held -= n;
+    afxdp_pool_put(aux->pool, t->id, &held[first], n);
+    return first;
 }
 
 static void *
@@ -323,10 +323,11 @@ stress_thread_main(void *t_)
             n_held += got;
             t->n_taken += got;
         } else if (n_held) {
-            stress_put(t, held, &n_held, 1 + (r >> 8) % n_held);
+            n_held = stress_put(t, held, n_held, 1 + (r >> 8) % n_held);
         }
     }
-    stress_put(t, held, &n_held, n_held);
+    n_held = stress_put(t, held, n_held, n_held);
+    ovs_assert(!n_held);
 
     return NULL;
 }
