@@ -3,6 +3,9 @@
 #   make demo     build, then pass traffic through afxdp ports and show stats
 #   make check    build, then run the series' unit tests and check-afxdp
 #   make series   write the series as git format-patch files to build/series
+#   make series-verify   also apply them with git am to 4.0.0 and build
+#   make bench-pool      the frame pool's benchmark against locked stacks
+#   make sanitize-pool   the pool's checks under TSan and ASan + UBSan
 #
 # Everything is built under build/ (ignored by git).
 
@@ -15,7 +18,7 @@ JOBS ?= 2
 TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build demo check check-unit check-afxdp series \
-        series-verify clean distclean
+        series-verify bench-pool sanitize-pool clean distclean
 
 all: build
 
@@ -48,8 +51,20 @@ series: assemble
 series-verify: series
 	@bash scripts/series-verify.sh $(BUILD)
 
+bench-pool: build
+	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2
+
+sanitize-pool: build
+	@bash scripts/sanitize-pool.sh $(OVS)
+
 clean:
 	-$(MAKE) -C $(OVS) clean >/dev/null 2>&1
 
-distclean:
+distbench-pool: build
+	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2
+
+sanitize-pool: build
+	@bash scripts/sanitize-pool.sh $(OVS)
+
+clean:
 	rm -rf $(BUILD)
