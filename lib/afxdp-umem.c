@@ -1,0 +1,834 @@
+/*
+ * Copyright (c) 2026 The ovs-afxdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "afxdp-umem.h"
+
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "coverage.h"
+#include "dp-packet.h"
+#include "id-pool.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/list.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "ovs-thread.h"
+#include "unixctl.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_umem);
+
+COVERAGE_DEFINE(afxdp_fill_short);
+COVERAGE_DEFINE(afxdp_rx_invalid);
+COVERAGE_DEFINE(afxdp_tx_zero_copy);
+COVERAGE_DEFINE(afxdp_tx_copy);
+COVERAGE_DEFINE(afxdp_tx_ring_full);
+COVERAGE_DEFINE(afxdp_tx_wakeup_error);
+
+#ifndef AF_XDP
+#define AF_XDP 44
+#endif
+#ifndef SOL_XDP
+#define SOL_XDP 283
+#endif
+
+/* Per-thread caches of the frame pool, indexed by ovsthread_id_self():
+ * PMD threads and the main thread have small ids.  A thread with a larger
+ * id uses the shared list directly. */
+#define N_POOL_CACHES 64
+
+/* Frames moved between the pool and a ring at once. */
+#define RING_BATCH 64
+
+/* One ring shared with the kernel.  Producer rings (fill, tx) are written
+ * by us and read by the kernel, consumer rings (rx, completion) the other
+ * way around.  The cached indices spare a read of the shared ones. */
+struct afxdp_ring {
+    atomic_uint32_t *producer;
+    atomic_uint32_t *consumer;
+    atomic_uint32_t *flags;
+    void *descs;                /* uint64_t or struct xdp_desc. */
+    uint32_t size;              /* A power of 2. */
+    uint32_t mask;
+    uint32_t cached_prod;
+    uint32_t cached_cons;
+    void *map;
+    size_t map_size;
+};
+
+struct afxdp_xsk {
+    struct ovs_list node;       /* In 'xsks'. */
+    char *name;                 /* "ifname queue N", for messages. */
+    int fd;
+    uint32_t slot;              /* Marks the frames it holds. */
+    bool zero_copy;
+    struct afxdp_ring rx;
+    struct afxdp_ring tx;
+    struct afxdp_ring fill;
+    struct afxdp_ring comp;
+};
+
+/* The UMEM.  Set up once, under 'umem_mutex', and never freed. */
+static struct ovs_mutex umem_mutex = OVS_MUTEX_INITIALIZER;
+static char *umem_area;
+static uint32_t umem_n_frames;
+static struct afxdp_pool *umem_pool;
+static struct dp_packet *umem_packets;     /* One per frame. */
+
+/* holder[i]: the slot of the socket that holds frame i in one of its rings
+ * (or between them, in the kernel), 0 if none does.  Written by the thread
+ * that moves the frame into or out of a ring, read when a socket is
+ * destroyed; relaxed, the handover itself is ordered by the rings and by
+ * the pool. */
+static atomic_uint16_t *umem_holder;
+
+static struct ovs_list xsks OVS_GUARDED_BY(umem_mutex)
+    = OVS_LIST_INITIALIZER(&xsks);
+static struct id_pool *xsk_slots OVS_GUARDED_BY(umem_mutex);
+static atomic_bool umem_ready = false;
+
+static void afxdp_umem_show(struct unixctl_conn *, int argc,
+                            const char *argv[], void *aux);
+
+static uint32_t
+pool_user(void)
+{
+    unsigned int id = ovsthread_id_self();
+
+    return id < N_POOL_CACHES ? id : AFXDP_POOL_NO_CACHE;
+}
+
+static uint32_t
+frame_of(uint64_t addr)
+{
+    return addr / AFXDP_FRAME_SIZE;
+}
+
+/* Creates the UMEM on first use.  Returns 0 or a positive errno, with an
+ * explanation in '*errp'. */
+int
+afxdp_umem_get(char **errp)
+{
+    bool ready;
+    size_t size;
+    void *area;
+
+    atomic_read_explicit(&umem_ready, &ready, memory_order_acquire);
+    if (ready) {
+        return 0;
+    }
+
+    ovs_mutex_lock(&umem_mutex);
+    atomic_read_relaxed(&umem_ready, &ready);
+    if (ready) {
+        ovs_mutex_unlock(&umem_mutex);
+        return 0;
+    }
+
+    size = (size_t) AFXDP_UMEM_FRAMES * AFXDP_FRAME_SIZE;
+    area = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (area == MAP_FAILED) {
+        int error = errno;
+
+        *errp = xasprintf("cannot allocate the %"PRIuSIZE" MiB AF_XDP UMEM "
+                          "(%s)", size >> 20, ovs_strerror(error));
+        ovs_mutex_unlock(&umem_mutex);
+        return error;
+    }
+
+    umem_area = area;
+    umem_n_frames = AFXDP_UMEM_FRAMES;
+    umem_pool = afxdp_pool_create(umem_n_frames, N_POOL_CACHES);
+    umem_packets = xcalloc(umem_n_frames, sizeof *umem_packets);
+    umem_holder = xcalloc(umem_n_frames, sizeof *umem_holder);
+    xsk_slots = id_pool_create(1, UINT16_MAX - 1);
+
+    unixctl_command_register("afxdp/pool-show", "", 0, 0,
+                             afxdp_umem_show, NULL);
+    VLOG_INFO("AF_XDP UMEM: %"PRIu32" frames of %d bytes",
+              umem_n_frames, AFXDP_FRAME_SIZE);
+
+    /* Release: pairs with the acquire above in threads that skip the
+     * mutex. */
+    atomic_store_explicit(&umem_ready, true, memory_order_release);
+    ovs_mutex_unlock(&umem_mutex);
+    return 0;
+}
+
+/* Gives the frame of 'packet', received on an afxdp port, back to the
+ * pool.  Called through dp_packet_delete(). */
+void
+afxdp_umem_free_packet(struct dp_packet *packet)
+{
+    uint32_t frame = packet - umem_packets;
+
+    ovs_assert(frame < umem_n_frames);
+    afxdp_pool_put(umem_pool, pool_user(), &frame, 1);
+}
+
+/* Ring helpers. */
+
+static int
+ring_map(int fd, struct afxdp_ring *r, const struct xdp_ring_offset *off,
+         uint32_t size, size_t desc_size, off_t pgoff)
+{
+    size_t map_size = off->desc + size * desc_size;
+    char *map;
+
+    map = mmap(NULL, map_size, PROT_READ | PROT_WRITE,
+               MAP_SHARED | MAP_POPULATE, fd, pgoff);
+    if (map == MAP_FAILED) {
+        return errno;
+    }
+
+    r->map = map;
+    r->map_size = map_size;
+    r->producer = ALIGNED_CAST(atomic_uint32_t *, map + off->producer);
+    r->consumer = ALIGNED_CAST(atomic_uint32_t *, map + off->consumer);
+    r->flags = ALIGNED_CAST(atomic_uint32_t *, map + off->flags);
+    r->descs = map + off->desc;
+    r->size = size;
+    r->mask = size - 1;
+    atomic_read_relaxed(r->producer, &r->cached_prod);
+    atomic_read_relaxed(r->consumer, &r->cached_cons);
+    return 0;
+}
+
+static void
+ring_unmap(struct afxdp_ring *r)
+{
+    if (r->map) {
+        munmap(r->map, r->map_size);
+        r->map = NULL;
+    }
+}
+
+/* Producer side: returns how many slots are free, reading the kernel's
+ * consumer index only when fewer than 'want' look free. */
+static uint32_t
+ring_prod_free(struct afxdp_ring *r, uint32_t want)
+{
+    uint32_t n_free = r->size - (r->cached_prod - r->cached_cons);
+
+    if (n_free < want) {
+        /* Acquire: pairs with the kernel's release of the consumer index
+         * once it has read the descriptors, so the slots are ours again. */
+        atomic_read_explicit(r->consumer, &r->cached_cons,
+                             memory_order_acquire);
+        n_free = r->size - (r->cached_prod - r->cached_cons);
+    }
+    return n_free;
+}
+
+static void
+ring_prod_submit(struct afxdp_ring *r, uint32_t n)
+{
+    r->cached_prod += n;
+    /* Release: the descriptors written before become visible to the kernel
+     * no later than the index that covers them (its acquire load). */
+    atomic_store_explicit(r->producer, r->cached_prod, memory_order_release);
+}
+
+/* Consumer side: returns how many descriptors, up to 'want', are ready. */
+static uint32_t
+ring_cons_peek(struct afxdp_ring *r, uint32_t want)
+{
+    uint32_t n = r->cached_prod - r->cached_cons;
+
+    if (n < want) {
+        /* Acquire: pairs with the kernel's release of the producer index
+         * after it wrote the descriptors. */
+        atomic_read_explicit(r->producer, &r->cached_prod,
+                             memory_order_acquire);
+        n = r->cached_prod - r->cached_cons;
+    }
+    return MIN(n, want);
+}
+
+static void
+ring_cons_release(struct afxdp_ring *r, uint32_t n)
+{
+    r->cached_cons += n;
+    /* Release: the reads of the descriptors complete before the kernel may
+     * reuse their slots (it reads the index with acquire). */
+    atomic_store_explicit(r->consumer, r->cached_cons, memory_order_release);
+}
+
+static bool
+ring_needs_wakeup(const struct afxdp_ring *r)
+{
+    uint32_t flags;
+
+    atomic_read_relaxed(r->flags, &flags);
+    return flags & XDP_RING_NEED_WAKEUP;
+}
+
+/* Sockets. */
+
+static void
+xsk_hold(const struct afxdp_xsk *xsk, uint32_t frame)
+{
+    atomic_store_relaxed(&umem_holder[frame], xsk->slot);
+}
+
+static void
+xsk_release(uint32_t frame)
+{
+    atomic_store_relaxed(&umem_holder[frame], 0);
+}
+
+/* Tops the fill ring up from the pool, in bulks. */
+static void
+xsk_refill(struct afxdp_xsk *xsk, uint32_t user, uint32_t min)
+{
+    uint64_t *addrs = xsk->fill.descs;
+    uint32_t frames[RING_BATCH];
+    uint32_t n, got;
+
+    n = ring_prod_free(&xsk->fill, RING_BATCH);
+    if (n < min) {
+        return;
+    }
+    n = MIN(n, RING_BATCH);
+
+    got = afxdp_pool_get(umem_pool, user, frames, n);
+    if (got < n) {
+        COVERAGE_INC(afxdp_fill_short);
+    }
+    for (uint32_t i = 0; i < got; i++) {
+        xsk_hold(xsk, frames[i]);
+        addrs[(xsk->fill.cached_prod + i) & xsk->fill.mask]
+            = (uint64_t) frames[i] * AFXDP_FRAME_SIZE;
+    }
+    if (got) {
+        ring_prod_submit(&xsk->fill, got);
+    }
+}
+
+/* Gives the frames of sent packets back to the pool. */
+static void
+xsk_complete(struct afxdp_xsk *xsk, uint32_t user)
+{
+    const uint64_t *addrs = xsk->comp.descs;
+    uint32_t frames[RING_BATCH];
+
+    for (uint32_t done = 0; done < xsk->comp.size; ) {
+        uint32_t n = ring_cons_peek(&xsk->comp, RING_BATCH);
+        uint32_t k = 0;
+
+        if (!n) {
+            break;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t addr = addrs[(xsk->comp.cached_cons + i)
+                                  & xsk->comp.mask];
+            uint32_t frame = frame_of(addr);
+
+            if (frame < umem_n_frames) {
+                xsk_release(frame);
+                frames[k++] = frame;
+            }
+        }
+        ring_cons_release(&xsk->comp, n);
+        afxdp_pool_put(umem_pool, user, frames, k);
+        done += n;
+    }
+}
+
+static int
+xsk_setup_rings(struct afxdp_xsk *xsk, uint32_t ring_size, char **errp)
+{
+    static const struct {
+        int opt;
+        const char *name;
+    } rings[] = {
+        { XDP_UMEM_FILL_RING, "fill" },
+        { XDP_UMEM_COMPLETION_RING, "completion" },
+        { XDP_RX_RING, "rx" },
+        { XDP_TX_RING, "tx" },
+    };
+    struct xdp_mmap_offsets off;
+    socklen_t optlen = sizeof off;
+    int error;
+
+    for (size_t i = 0; i < ARRAY_SIZE(rings); i++) {
+        if (setsockopt(xsk->fd, SOL_XDP, rings[i].opt, &ring_size,
+                       sizeof ring_size)) {
+            error = errno;
+            *errp = xasprintf("%s: cannot size the %s ring to %"PRIu32" (%s)",
+                              xsk->name, rings[i].name, ring_size,
+                              ovs_strerror(error));
+            return error;
+        }
+    }
+
+    if (getsockopt(xsk->fd, SOL_XDP, XDP_MMAP_OFFSETS, &off, &optlen)) {
+        error = errno;
+        *errp = xasprintf("%s: cannot get ring offsets (%s)", xsk->name,
+                          ovs_strerror(error));
+        return error;
+    }
+
+    error = ring_map(xsk->fd, &xsk->rx, &off.rx, ring_size,
+                     sizeof(struct xdp_desc), XDP_PGOFF_RX_RING);
+    if (!error) {
+        error = ring_map(xsk->fd, &xsk->tx, &off.tx, ring_size,
+                         sizeof(struct xdp_desc), XDP_PGOFF_TX_RING);
+    }
+    if (!error) {
+        error = ring_map(xsk->fd, &xsk->fill, &off.fr, ring_size,
+                         sizeof(uint64_t), XDP_UMEM_PGOFF_FILL_RING);
+    }
+    if (!error) {
+        error = ring_map(xsk->fd, &xsk->comp, &off.cr, ring_size,
+                         sizeof(uint64_t), XDP_UMEM_PGOFF_COMPLETION_RING);
+    }
+    if (error) {
+        *errp = xasprintf("%s: cannot map rings (%s)", xsk->name,
+                          ovs_strerror(error));
+    }
+    return error;
+}
+
+static int
+xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
+         enum afxdp_xsk_copy copy, const struct afxdp_xsk *anchor,
+         char **errp)
+    OVS_REQUIRES(umem_mutex)
+{
+    struct sockaddr_xdp sxdp;
+    struct xdp_options opts;
+    socklen_t optlen = sizeof opts;
+    int error;
+
+    memset(&sxdp, 0, sizeof sxdp);
+    sxdp.sxdp_family = AF_XDP;
+    sxdp.sxdp_ifindex = ifindex;
+    sxdp.sxdp_queue_id = queue;
+    if (anchor) {
+        /* The copy mode and need_wakeup are the UMEM's, set when its first
+         * socket was bound; a sharing socket may not ask for its own. */
+        sxdp.sxdp_flags = XDP_SHARED_UMEM;
+        sxdp.sxdp_shared_umem_fd = anchor->fd;
+    } else {
+        /* Neither XDP_COPY nor XDP_ZEROCOPY: zero-copy if the driver can,
+         * else copy. */
+        sxdp.sxdp_flags = (XDP_USE_NEED_WAKEUP
+                           | (copy == AFXDP_XSK_ZEROCOPY ? XDP_ZEROCOPY
+                              : copy == AFXDP_XSK_COPY ? XDP_COPY : 0));
+    }
+
+    if (bind(xsk->fd, (struct sockaddr *) &sxdp, sizeof sxdp)) {
+        error = errno;
+        *errp = xasprintf("%s: cannot bind AF_XDP socket (%s)%s", xsk->name,
+                          ovs_strerror(error),
+                          error == EBUSY ? ": the queue is in use"
+                          : error == EOPNOTSUPP && copy == AFXDP_XSK_ZEROCOPY
+                          ? ": the driver has no zero-copy support"
+                          : error == EINVAL && queue
+                          ? ": the device may have fewer queues" : "");
+        return error;
+    }
+
+    if (getsockopt(xsk->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen)) {
+        opts.flags = 0;
+    }
+    xsk->zero_copy = opts.flags & XDP_OPTIONS_ZEROCOPY;
+
+    if (copy == AFXDP_XSK_ZEROCOPY && !xsk->zero_copy) {
+        *errp = xasprintf("%s: zero-copy is not available: the shared UMEM "
+                          "is in copy mode", xsk->name);
+        return EOPNOTSUPP;
+    }
+    return 0;
+}
+
+static void
+xsk_free(struct afxdp_xsk *xsk)
+    OVS_REQUIRES(umem_mutex)
+{
+    uint32_t frames[RING_BATCH];
+    uint32_t n = 0;
+
+    ring_unmap(&xsk->rx);
+    ring_unmap(&xsk->tx);
+    ring_unmap(&xsk->fill);
+    ring_unmap(&xsk->comp);
+    if (xsk->fd >= 0) {
+        close(xsk->fd);
+    }
+
+    /* With the socket closed, the kernel is done with the frames it was
+     * given, wherever they were: all of them go back to the pool. */
+    for (uint32_t i = 0; xsk->slot && i < umem_n_frames; i++) {
+        uint16_t holder;
+
+        atomic_read_relaxed(&umem_holder[i], &holder);
+        if (holder == xsk->slot) {
+            xsk_release(i);
+            frames[n++] = i;
+            if (n == ARRAY_SIZE(frames)) {
+                afxdp_pool_push_bulk(umem_pool, frames, n);
+                n = 0;
+            }
+        }
+    }
+    afxdp_pool_push_bulk(umem_pool, frames, n);
+
+    if (xsk->slot) {
+        id_pool_free_id(xsk_slots, xsk->slot);
+    }
+    free(xsk->name);
+    free(xsk);
+}
+
+/* Creates an AF_XDP socket on queue 'queue' of 'ifname' (index 'ifindex')
+ * over the shared UMEM, with rings of 'ring_size' descriptors and its fill
+ * ring filled.  On success stores it in '*xskp' and returns 0; otherwise
+ * returns a positive errno with an explanation in '*errp'. */
+int
+afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
+                 enum afxdp_xsk_copy copy, uint32_t ring_size,
+                 struct afxdp_xsk **xskp, char **errp)
+{
+    struct afxdp_xsk *xsk, *anchor;
+    int error;
+
+    *xskp = NULL;
+    error = afxdp_umem_get(errp);
+    if (error) {
+        return error;
+    }
+
+    ovs_mutex_lock(&umem_mutex);
+    xsk = xzalloc(sizeof *xsk);
+    xsk->name = xasprintf("%s queue %"PRIu32, ifname, queue);
+    xsk->fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+    if (xsk->fd < 0) {
+        error = errno;
+        *errp = xasprintf("%s: cannot create AF_XDP socket (%s)",
+                          xsk->name, ovs_strerror(error));
+        goto error;
+    }
+    if (!id_pool_alloc_id(xsk_slots, &xsk->slot)) {
+        error = ENOSPC;
+        *errp = xasprintf("%s: too many AF_XDP sockets", xsk->name);
+        goto error;
+    }
+
+    /* Any bound socket of ours lends the UMEM to a new one.  With none
+     * left, the kernel has released the UMEM and this socket registers it
+     * anew. */
+    anchor = (ovs_list_is_empty(&xsks) ? NULL
+              : CONTAINER_OF(ovs_list_front(&xsks), struct afxdp_xsk, node));
+    if (!anchor) {
+        struct xdp_umem_reg reg = {
+            .addr = (uintptr_t) umem_area,
+            .len = (uint64_t) umem_n_frames * AFXDP_FRAME_SIZE,
+            .chunk_size = AFXDP_FRAME_SIZE,
+            .headroom = AFXDP_FRAME_HEADROOM,
+        };
+
+        if (setsockopt(xsk->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg)) {
+            error = errno;
+            *errp = xasprintf("%s: cannot register the UMEM (%s)",
+                              xsk->name, ovs_strerror(error));
+            goto error;
+        }
+    }
+
+    error = xsk_setup_rings(xsk, ring_size, errp);
+    if (error) {
+        goto error;
+    }
+
+    /* The kernel needs frames to receive into from the start. */
+    while (ring_prod_free(&xsk->fill, 1)) {
+        uint32_t before = xsk->fill.cached_prod;
+
+        xsk_refill(xsk, AFXDP_POOL_NO_CACHE, 1);
+        if (xsk->fill.cached_prod == before) {
+            break;
+        }
+    }
+
+    error = xsk_bind(xsk, ifindex, queue, copy, anchor, errp);
+    if (error) {
+        goto error;
+    }
+
+    ovs_list_push_back(&xsks, &xsk->node);
+    ovs_mutex_unlock(&umem_mutex);
+    *xskp = xsk;
+    return 0;
+
+error:
+    xsk_free(xsk);
+    ovs_mutex_unlock(&umem_mutex);
+    return error;
+}
+
+/* Closes 'xsk' and returns every frame it held to the pool. */
+void
+afxdp_xsk_destroy(struct afxdp_xsk *xsk)
+{
+    if (xsk) {
+        ovs_mutex_lock(&umem_mutex);
+        ovs_list_remove(&xsk->node);
+        xsk_free(xsk);
+        ovs_mutex_unlock(&umem_mutex);
+    }
+}
+
+int
+afxdp_xsk_fd(const struct afxdp_xsk *xsk)
+{
+    return xsk->fd;
+}
+
+bool
+afxdp_xsk_is_zero_copy(const struct afxdp_xsk *xsk)
+{
+    return xsk->zero_copy;
+}
+
+/* Reads the kernel's XDP_STATISTICS of 'xsk'.  Returns 0 or a positive
+ * errno. */
+int
+afxdp_xsk_get_stats(const struct afxdp_xsk *xsk, struct xdp_statistics *st)
+{
+    socklen_t optlen = sizeof *st;
+
+    memset(st, 0, sizeof *st);
+    return getsockopt(xsk->fd, SOL_XDP, XDP_STATISTICS, st, &optlen)
+           ? errno : 0;
+}
+
+/* Receives up to NETDEV_MAX_BURST packets from 'xsk' into 'batch', each in
+ * the frame it arrived in, and stores in '*qfill' (if nonnull) how many
+ * more are waiting.  Returns the number received. */
+int
+afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
+               int *qfill)
+{
+    const struct xdp_desc *descs = xsk->rx.descs;
+    uint32_t user = pool_user();
+    uint32_t n;
+
+    xsk_refill(xsk, user, RING_BATCH / 2);
+    if (ring_needs_wakeup(&xsk->fill)) {
+        recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
+    }
+
+    n = ring_cons_peek(&xsk->rx, NETDEV_MAX_BURST);
+    for (uint32_t i = 0; i < n; i++) {
+        const struct xdp_desc *d = &descs[(xsk->rx.cached_cons + i)
+                                          & xsk->rx.mask];
+        uint32_t frame = frame_of(d->addr);
+        uint32_t offset = d->addr % AFXDP_FRAME_SIZE;
+        struct dp_packet *packet;
+
+        if (frame >= umem_n_frames) {
+            COVERAGE_INC(afxdp_rx_invalid);
+            continue;
+        }
+        xsk_release(frame);
+        if (d->len > AFXDP_FRAME_SIZE - offset) {
+            COVERAGE_INC(afxdp_rx_invalid);
+            afxdp_pool_put(umem_pool, user, &frame, 1);
+            continue;
+        }
+
+        packet = &umem_packets[frame];
+        dp_packet_use_afxdp(packet, umem_area + d->addr, AFXDP_FRAME_SIZE,
+                            offset);
+        dp_packet_set_size(packet, d->len);
+        dp_packet_batch_add(batch, packet);
+    }
+    if (n) {
+        ring_cons_release(&xsk->rx, n);
+    }
+
+    if (qfill) {
+        *qfill = xsk->rx.cached_prod - xsk->rx.cached_cons;
+    }
+    return dp_packet_batch_size(batch);
+}
+
+/* Returns the address in the UMEM of the data of 'packet', a packet
+ * received on an afxdp port, or UINT64_MAX if its data has left its frame
+ * (then it is sent as a copy). */
+static uint64_t
+xsk_packet_addr(const struct dp_packet *packet, uint32_t *framep)
+{
+    uint32_t frame = packet - umem_packets;
+    const char *data = dp_packet_data(packet);
+    const char *start = umem_area + (size_t) frame * AFXDP_FRAME_SIZE;
+
+    if (frame >= umem_n_frames || data < start
+        || data + dp_packet_size(packet) > start + AFXDP_FRAME_SIZE) {
+        return UINT64_MAX;
+    }
+    *framep = frame;
+    return data - umem_area;
+}
+
+static void
+xsk_kick_tx(struct afxdp_xsk *xsk)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
+    /* In copy mode the kernel transmits only from within sendto(). */
+    if (xsk->zero_copy && !ring_needs_wakeup(&xsk->tx)) {
+        return;
+    }
+    if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
+        switch (errno) {
+        case EAGAIN:
+        case EBUSY:
+        case ENOBUFS:
+        case ENETDOWN:
+        case ENXIO:
+            /* Transient, or the link is down: the descriptors wait. */
+            break;
+        default:
+            COVERAGE_INC(afxdp_tx_wakeup_error);
+            VLOG_WARN_RL(&rl, "%s: transmit wakeup failed (%s)", xsk->name,
+                         ovs_strerror(errno));
+        }
+    }
+}
+
+/* Sends the packets of 'batch' on 'xsk' and takes ownership of them.
+ * Packets received on an afxdp port go from their own frame; others are
+ * copied into a fresh frame.  Updates '*stats'. */
+void
+afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
+               struct afxdp_tx_stats *stats)
+{
+    struct xdp_desc *descs = xsk->tx.descs;
+    uint32_t user = pool_user();
+    struct dp_packet *packet;
+    uint32_t n_free, n = 0;
+
+    xsk_complete(xsk, user);
+    n_free = ring_prod_free(&xsk->tx, dp_packet_batch_size(batch));
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+        uint32_t len = dp_packet_size(packet);
+        uint64_t addr = UINT64_MAX;
+        uint32_t frame;
+        struct xdp_desc *d;
+
+        if (n >= n_free) {
+            stats->ring_full++;
+            COVERAGE_INC(afxdp_tx_ring_full);
+            dp_packet_delete(packet);
+            continue;
+        }
+
+        if (packet->source == DPBUF_AFXDP) {
+            addr = xsk_packet_addr(packet, &frame);
+        }
+        if (addr != UINT64_MAX) {
+            stats->zero_copy++;
+            COVERAGE_INC(afxdp_tx_zero_copy);
+        } else if (len > AFXDP_MAX_PACKET) {
+            stats->too_big++;
+            dp_packet_delete(packet);
+            continue;
+        } else if (!afxdp_pool_get(umem_pool, user, &frame, 1)) {
+            stats->no_frame++;
+            dp_packet_delete(packet);
+            continue;
+        } else {
+            addr = (uint64_t) frame * AFXDP_FRAME_SIZE + AFXDP_RX_OFFSET;
+            memcpy(umem_area + addr, dp_packet_data(packet), len);
+            stats->copied++;
+            COVERAGE_INC(afxdp_tx_copy);
+            dp_packet_delete(packet);
+        }
+
+        xsk_hold(xsk, frame);
+        d = &descs[(xsk->tx.cached_prod + n) & xsk->tx.mask];
+        d->addr = addr;
+        d->len = len;
+        d->options = 0;
+        n++;
+    }
+
+    if (n) {
+        ring_prod_submit(&xsk->tx, n);
+    }
+    if (xsk->tx.cached_prod != xsk->tx.cached_cons) {
+        xsk_kick_tx(xsk);
+    }
+}
+
+/* The pool's state, and how many sockets share the UMEM. */
+void
+afxdp_umem_get_stats(struct afxdp_pool_stats *stats, uint32_t *n_sockets)
+{
+    bool ready;
+
+    atomic_read_explicit(&umem_ready, &ready, memory_order_acquire);
+    if (!ready) {
+        memset(stats, 0, sizeof *stats);
+        *n_sockets = 0;
+        return;
+    }
+    afxdp_pool_get_stats(umem_pool, stats);
+    ovs_mutex_lock(&umem_mutex);
+    *n_sockets = ovs_list_size(&xsks);
+    ovs_mutex_unlock(&umem_mutex);
+}
+
+static void
+afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
+                const char *argv[] OVS_UNUSED, void *aux OVS_UNUSED)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+    struct afxdp_pool_stats stats;
+    uint32_t in_sockets = 0;
+    uint32_t n_sockets;
+
+    afxdp_umem_get_stats(&stats, &n_sockets);
+    for (uint32_t i = 0; i < umem_n_frames; i++) {
+        uint16_t holder;
+
+        atomic_read_relaxed(&umem_holder[i], &holder);
+        in_sockets += holder != 0;
+    }
+
+    ds_put_format(&s, "frames: %"PRIu32" of %d bytes\n",
+                  stats.n_frames, AFXDP_FRAME_SIZE);
+    ds_put_format(&s, "free in shared list: %"PRIu32"\n", stats.n_shared);
+    ds_put_format(&s, "free in thread caches: %"PRIu32"\n", stats.n_cached);
+    ds_put_format(&s, "in socket rings: %"PRIu32"\n", in_sockets);
+    ds_put_format(&s, "in packets: %"PRId64"\n",
+                  (int64_t) stats.n_out - in_sockets);
+    ds_put_format(&s, "sockets: %"PRIu32"\n", n_sockets);
+    unixctl_command_reply(conn, ds_cstr(&s));
+    ds_destroy(&s);
+}

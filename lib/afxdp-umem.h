@@ -1,0 +1,129 @@
+/*
+ * Copyright (c) 2026 The ovs-afxdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_UMEM_H
+#define AFXDP_UMEM_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "afxdp-pool.h"
+
+/*
+ * The shared UMEM and its AF_XDP sockets.
+ * =======================================
+ *
+ * One UMEM serves every afxdp port and queue of the process: an area of
+ * AFXDP_UMEM_FRAMES frames of AFXDP_FRAME_SIZE bytes, registered with the
+ * kernel by the first AF_XDP socket and shared by all the others
+ * (XDP_SHARED_UMEM).  Each socket, one per (port, queue), has its own four
+ * rings: fill and rx for receiving, tx and completion for sending.  Because
+ * every socket can address every frame, a packet received on one afxdp
+ * port is sent on another from the frame it arrived in, without a copy.
+ *
+ * Free frames live in an afxdp_pool with one cache per thread.  For each
+ * frame, a 'struct dp_packet' is preallocated, so that receiving allocates
+ * nothing.  The UMEM is created with the first afxdp port and kept until
+ * the process exits: packets in flight may point into it at any time.
+ *
+ * Conservation: every frame is, at any time, in the pool (shared list or a
+ * cache), in a socket's rings (fill, rx, tx or completion, or inside the
+ * kernel between them), or in a packet that OVS is processing.  Each frame
+ * that a socket is given records the socket's slot, so that destroying the
+ * socket returns exactly its frames to the pool, whichever ring, or kernel
+ * queue, they were in.
+ *
+ * Thread-safety
+ * =============
+ *
+ *   afxdp_umem_get(), afxdp_xsk_create(), afxdp_xsk_destroy()
+ *       Any thread; serialized by an internal mutex.  A socket must not be
+ *       used by another thread while it is destroyed.
+ *
+ *   afxdp_xsk_recv()
+ *       One thread at a time per socket (the rxq's poller).
+ *
+ *   afxdp_xsk_send()
+ *       One thread at a time per socket: callers that share a tx queue
+ *       serialize with a lock of their own.  Receiving and sending on the
+ *       same socket may run concurrently.
+ *
+ *   afxdp_umem_free_packet(), afxdp_umem_get_stats(),
+ *   afxdp_xsk_get_stats()
+ *       Any thread.
+ */
+
+/* Bytes per frame (the UMEM's chunk size). */
+#define AFXDP_FRAME_SIZE 4096
+
+/* Bytes the kernel leaves free in front of received packet data, on top
+ * of its own XDP_PACKET_HEADROOM: room for OVS to push headers. */
+#define AFXDP_FRAME_HEADROOM 128
+
+/* Frames in the shared UMEM (128 MiB with 4 KiB frames). */
+#define AFXDP_UMEM_FRAMES 32768
+
+/* Default and largest number of descriptors in each ring of a socket. */
+#define AFXDP_RING_SIZE 1024
+#define AFXDP_RING_SIZE_MAX 8192
+
+/* Where a received packet starts in its frame, and so the largest packet
+ * a frame carries. */
+#define AFXDP_RX_OFFSET (256 + AFXDP_FRAME_HEADROOM)
+#define AFXDP_MAX_PACKET (AFXDP_FRAME_SIZE - AFXDP_RX_OFFSET)
+
+struct dp_packet;
+struct dp_packet_batch;
+struct xdp_statistics;
+
+/* Wanted copy mode of a socket. */
+enum afxdp_xsk_copy {
+    AFXDP_XSK_ANY,              /* Zero-copy where possible, else copy. */
+    AFXDP_XSK_ZEROCOPY,         /* Zero-copy, or fail. */
+    AFXDP_XSK_COPY,             /* Copy. */
+};
+
+struct afxdp_xsk;
+
+/* Counters of one socket's transmit path, kept by the caller. */
+struct afxdp_tx_stats {
+    uint64_t zero_copy;         /* Sent from the frame they arrived in. */
+    uint64_t copied;            /* Copied into a fresh frame. */
+    uint64_t ring_full;         /* Dropped: tx ring full. */
+    uint64_t no_frame;          /* Dropped: no free frame to copy into. */
+    uint64_t too_big;           /* Dropped: larger than a frame. */
+};
+
+/* The UMEM. */
+int afxdp_umem_get(char **errp);
+void afxdp_umem_free_packet(struct dp_packet *);
+void afxdp_umem_get_stats(struct afxdp_pool_stats *, uint32_t *n_sockets);
+
+/* Sockets. */
+int afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
+                     enum afxdp_xsk_copy, uint32_t ring_size,
+                     struct afxdp_xsk **, char **errp);
+void afxdp_xsk_destroy(struct afxdp_xsk *);
+int afxdp_xsk_fd(const struct afxdp_xsk *);
+bool afxdp_xsk_is_zero_copy(const struct afxdp_xsk *);
+int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
+
+int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
+                   int *qfill);
+void afxdp_xsk_send(struct afxdp_xsk *, struct dp_packet_batch *,
+                    struct afxdp_tx_stats *);
+
+#endif /* afxdp-umem.h */

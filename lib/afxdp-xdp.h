@@ -1,0 +1,65 @@
+/*
+ * Copyright (c) 2026 The ovs-afxdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef AFXDP_XDP_H
+#define AFXDP_XDP_H 1
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * XDP program loading and attachment for afxdp ports.
+ * ===================================================
+ *
+ * Each afxdp port loads an XDP program that redirects the packets of
+ * receive queue N to the AF_XDP socket in slot N of its map 'xsks_map':
+ * ours (bpf/afxdp-redirect.c, built into the binary) or one the user names
+ * with options:xdp-program.
+ *
+ * The program is attached through a bpf_link, so that the kernel detaches
+ * it when the link's file descriptor is closed: by afxdp_xdp_detach(), or
+ * by the kernel itself when the process dies, even on SIGKILL.  A program
+ * that is already attached to the interface, in any mode, is someone
+ * else's: attaching fails with a clear error and leaves it in place.
+ *
+ * Thread-safety
+ * =============
+ *
+ * Not thread-safe: the netdev calls these from its reconfiguration, under
+ * its own mutex.  Different 'struct afxdp_xdp's may be used concurrently.
+ */
+
+/* Where the program runs. */
+enum afxdp_xdp_attach {
+    AFXDP_XDP_NATIVE,           /* In the driver (XDP_FLAGS_DRV_MODE). */
+    AFXDP_XDP_GENERIC,          /* In the stack (XDP_FLAGS_SKB_MODE). */
+};
+
+struct afxdp_xdp;
+
+int afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
+                     enum afxdp_xdp_attach, struct afxdp_xdp **, char **errp);
+void afxdp_xdp_detach(struct afxdp_xdp *);
+
+int afxdp_xdp_set_socket(struct afxdp_xdp *, uint32_t queue, int fd);
+void afxdp_xdp_clear_socket(struct afxdp_xdp *, uint32_t queue);
+
+uint32_t afxdp_xdp_prog_id(const struct afxdp_xdp *);
+const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
+
+int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
+
+#endif /* afxdp-xdp.h */

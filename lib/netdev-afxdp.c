@@ -1,0 +1,705 @@
+/*
+ * Copyright (c) 2026 The ovs-afxdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "netdev-afxdp.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <linux/if_xdp.h>
+#include <net/if.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "afxdp-umem.h"
+#include "afxdp-xdp.h"
+#include "bpf/afxdp-prog.h"
+#include "dp-packet.h"
+#include "netdev-linux-private.h"
+#include "netdev-provider.h"
+#include "openvswitch/thread.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "packets.h"
+#include "smap.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(netdev_afxdp);
+
+/* The largest MTU a frame carries, with room for a VLAN tag. */
+#define AFXDP_MAX_MTU (AFXDP_MAX_PACKET - VLAN_ETH_HEADER_LEN)
+
+enum afxdp_mode {
+    AFXDP_MODE_BEST_EFFORT,     /* Native with zero-copy, native, generic. */
+    AFXDP_MODE_NATIVE_ZC,
+    AFXDP_MODE_NATIVE,
+    AFXDP_MODE_GENERIC,
+};
+
+static const char *const afxdp_mode_names[] = {
+    [AFXDP_MODE_BEST_EFFORT] = "best-effort",
+    [AFXDP_MODE_NATIVE_ZC] = "native-with-zerocopy",
+    [AFXDP_MODE_NATIVE] = "native",
+    [AFXDP_MODE_GENERIC] = "generic",
+};
+
+/* One way to set a port up: where the program runs, how the sockets copy. */
+struct afxdp_attempt {
+    enum afxdp_xdp_attach attach;
+    enum afxdp_xsk_copy copy;
+};
+
+/* A transmit queue: one socket's tx ring, shared under 'lock' when the
+ * datapath has more sending threads than queues.  Its counters have one
+ * writer at a time (the lock's holder, or the queue's only user) and are
+ * read by any thread. */
+struct netdev_afxdp_txq {
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        struct ovs_spin lock;
+        atomic_uint64_t zero_copy;
+        atomic_uint64_t copied;
+        atomic_uint64_t ring_full;
+        atomic_uint64_t no_frame;
+        atomic_uint64_t too_big;
+    );
+};
+
+struct netdev_afxdp {
+    /* Set by set_config(), applied by reconfigure(). */
+    int requested_n_rxq;
+    enum afxdp_mode requested_mode;
+    char *requested_program;    /* NULL for the built-in program. */
+    uint32_t requested_ring_size;
+
+    /* In effect.  'n_queues' is 0 while the port is not set up. */
+    int n_queues;
+    enum afxdp_mode mode;
+    char *program;
+    uint32_t ring_size;
+    enum afxdp_xdp_attach attach;
+    bool zero_copy;
+    struct afxdp_xdp *xdp;
+    struct afxdp_xsk **xsks;            /* [n_queues]. */
+    struct netdev_afxdp_txq *txqs;      /* [n_queues]. */
+    atomic_uint64_t tx_unconfigured;    /* Dropped: port not set up. */
+};
+
+static struct netdev_afxdp *
+netdev_afxdp_of(const struct netdev *netdev)
+{
+    return netdev_linux_cast(netdev)->afxdp;
+}
+
+static bool
+afxdp_mode_from_string(const char *s, enum afxdp_mode *mode)
+{
+    for (int i = 0; i < ARRAY_SIZE(afxdp_mode_names); i++) {
+        if (!strcmp(s, afxdp_mode_names[i])) {
+            *mode = i;
+            return true;
+        }
+    }
+    return false;
+}
+
+static size_t
+afxdp_attempts(enum afxdp_mode mode, struct afxdp_attempt attempts[2])
+{
+    switch (mode) {
+    case AFXDP_MODE_BEST_EFFORT:
+        attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                               AFXDP_XSK_ANY };
+        attempts[1] = (struct afxdp_attempt) { AFXDP_XDP_GENERIC,
+                                               AFXDP_XSK_COPY };
+        return 2;
+    case AFXDP_MODE_NATIVE_ZC:
+        attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                               AFXDP_XSK_ZEROCOPY };
+        return 1;
+    case AFXDP_MODE_NATIVE:
+        attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                               AFXDP_XSK_COPY };
+        return 1;
+    case AFXDP_MODE_GENERIC:
+        attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_GENERIC,
+                                               AFXDP_XSK_COPY };
+        return 1;
+    }
+    OVS_NOT_REACHED();
+}
+
+/* Returns the number of receive queues of device 'name', or 0 if unknown. */
+static int
+afxdp_device_n_rxq(const char *name)
+{
+    char *path = xasprintf("/sys/class/net/%s/queues", name);
+    DIR *dir = opendir(path);
+    struct dirent *de;
+    int n = 0;
+
+    free(path);
+    if (!dir) {
+        return 0;
+    }
+    while ((de = readdir(dir)) != NULL) {
+        n += !strncmp(de->d_name, "rx-", 3);
+    }
+    closedir(dir);
+    return n;
+}
+
+int
+netdev_afxdp_construct(struct netdev *netdev)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp;
+    int error;
+
+    error = netdev_linux_construct(netdev);
+    if (error) {
+        return error;
+    }
+
+    /* AF_XDP transmits frames as they are: OVS finishes every checksum and
+     * segments every TSO packet before it sends them here. */
+    netdev->ol_flags = 0;
+
+    afxdp = xzalloc(sizeof *afxdp);
+    afxdp->requested_n_rxq = 1;
+    afxdp->requested_mode = AFXDP_MODE_BEST_EFFORT;
+    afxdp->requested_ring_size = AFXDP_RING_SIZE;
+    atomic_init(&afxdp->tx_unconfigured, 0);
+    dev->afxdp = afxdp;
+
+    /* No queue until reconfigure() sets the port up. */
+    netdev->n_rxq = 0;
+    netdev->n_txq = 0;
+    netdev_request_reconfigure(netdev);
+    return 0;
+}
+
+static void
+afxdp_teardown(struct netdev_afxdp *afxdp)
+{
+    /* The program goes first, so that no packet is steered to a socket
+     * that is going away. */
+    afxdp_xdp_detach(afxdp->xdp);
+    afxdp->xdp = NULL;
+    for (int i = 0; i < afxdp->n_queues; i++) {
+        afxdp_xsk_destroy(afxdp->xsks[i]);
+        ovs_spin_destroy(&afxdp->txqs[i].lock);
+    }
+    free(afxdp->xsks);
+    afxdp->xsks = NULL;
+    free_cacheline(afxdp->txqs);
+    afxdp->txqs = NULL;
+    afxdp->n_queues = 0;
+    free(afxdp->program);
+    afxdp->program = NULL;
+}
+
+void
+netdev_afxdp_destruct(struct netdev *netdev)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
+
+    ovs_mutex_lock(&dev->mutex);
+    afxdp_teardown(afxdp);
+    free(afxdp->requested_program);
+    free(afxdp);
+    dev->afxdp = NULL;
+    ovs_mutex_unlock(&dev->mutex);
+
+    netdev_linux_destruct(netdev);
+}
+
+int
+netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
+{
+    if (mtu > AFXDP_MAX_MTU) {
+        VLOG_ERR("%s: MTU %d is larger than the %d bytes an AF_XDP frame "
+                 "carries", netdev_get_name(netdev), mtu, AFXDP_MAX_MTU);
+        return EINVAL;
+    }
+    return 0;
+}
+
+/* Options. */
+
+static int
+afxdp_parse_int(const struct netdev *netdev, const struct smap *args,
+                const char *key, int dflt, int min, int max, int *value,
+                char **errp)
+{
+    const char *s = smap_get(args, key);
+
+    if (!s) {
+        *value = dflt;
+        return 0;
+    }
+    if (!str_to_int(s, 10, value) || *value < min || *value > max) {
+        *errp = xasprintf("%s: invalid %s '%s': expected an integer from "
+                          "%d to %d", netdev_get_name(netdev), key, s,
+                          min, max);
+        return EINVAL;
+    }
+    return 0;
+}
+
+int
+netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
+                        char **errp)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
+    const char *name = netdev_get_name(netdev);
+    const char *mode_s, *program;
+    enum afxdp_mode mode;
+    int n_rxq, ring_size, dev_n_rxq;
+    int error;
+
+    error = afxdp_parse_int(netdev, args, "n_rxq", 1, 1, AFXDP_MAX_QUEUES,
+                            &n_rxq, errp);
+    if (!error) {
+        error = afxdp_parse_int(netdev, args, "ring-size", AFXDP_RING_SIZE,
+                                64, AFXDP_RING_SIZE_MAX, &ring_size, errp);
+    }
+    if (error) {
+        return error;
+    }
+    if (!is_pow2(ring_size)) {
+        *errp = xasprintf("%s: invalid ring-size %d: not a power of 2",
+                          name, ring_size);
+        return EINVAL;
+    }
+
+    dev_n_rxq = afxdp_device_n_rxq(name);
+    if (dev_n_rxq && n_rxq > dev_n_rxq) {
+        *errp = xasprintf("%s: n_rxq %d exceeds the %d receive queue%s of "
+                          "the device", name, n_rxq, dev_n_rxq,
+                          dev_n_rxq == 1 ? "" : "s");
+        return EINVAL;
+    }
+
+    mode_s = smap_get_def(args, "xdp-mode", "best-effort");
+    if (!afxdp_mode_from_string(mode_s, &mode)) {
+        *errp = xasprintf("%s: unknown xdp-mode '%s': expected best-effort, "
+                          "native-with-zerocopy, native or generic",
+                          name, mode_s);
+        return EINVAL;
+    }
+
+    program = smap_get(args, "xdp-program");
+    if (program && !*program) {
+        program = NULL;
+    }
+    if (program && access(program, R_OK)) {
+        *errp = xasprintf("%s: cannot read xdp-program %s (%s)", name,
+                          program, ovs_strerror(errno));
+        return EINVAL;
+    }
+
+    ovs_mutex_lock(&dev->mutex);
+    if (!afxdp->xdp) {
+        /* Not set up yet: a program already on the interface is someone
+         * else's, and it stays. */
+        int ifindex = if_nametoindex(name);
+        uint32_t prog_id;
+
+        if (ifindex && !afxdp_xdp_query(ifindex, &prog_id) && prog_id) {
+            ovs_mutex_unlock(&dev->mutex);
+            *errp = xasprintf("%s: the interface already has an XDP program "
+                              "(id %"PRIu32") that afxdp did not attach; it "
+                              "is left in place", name, prog_id);
+            return EBUSY;
+        }
+    }
+    if (n_rxq != afxdp->requested_n_rxq
+        || mode != afxdp->requested_mode
+        || ring_size != afxdp->requested_ring_size
+        || !nullable_string_is_equal(program, afxdp->requested_program)) {
+        afxdp->requested_n_rxq = n_rxq;
+        afxdp->requested_mode = mode;
+        afxdp->requested_ring_size = ring_size;
+        free(afxdp->requested_program);
+        afxdp->requested_program = nullable_xstrdup(program);
+        netdev_request_reconfigure(netdev);
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return 0;
+}
+
+int
+netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
+
+    ovs_mutex_lock(&dev->mutex);
+    smap_add_format(args, "n_rxq", "%d", afxdp->requested_n_rxq);
+    smap_add(args, "xdp-mode", afxdp_mode_names[afxdp->requested_mode]);
+    smap_add_format(args, "ring-size", "%"PRIu32,
+                    afxdp->requested_ring_size);
+    if (afxdp->requested_program) {
+        smap_add(args, "xdp-program", afxdp->requested_program);
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return 0;
+}
+
+/* Sets 'afxdp' up as requested, one attempt after another.  Returns 0 or a
+ * positive errno with an explanation in '*errp'. */
+static int
+afxdp_setup(struct netdev_afxdp *afxdp, const char *name, char **errp)
+{
+    struct afxdp_attempt attempts[2];
+    size_t n_attempts = afxdp_attempts(afxdp->requested_mode, attempts);
+    int n = afxdp->requested_n_rxq;
+    int ifindex = if_nametoindex(name);
+    int error = 0;
+
+    if (!ifindex) {
+        error = errno;
+        *errp = xasprintf("%s: no such interface (%s)", name,
+                          ovs_strerror(error));
+        return error;
+    }
+
+    for (size_t a = 0; a < n_attempts; a++) {
+        char *err = NULL;
+
+        afxdp->xsks = xcalloc(n, sizeof *afxdp->xsks);
+        afxdp->txqs = xzalloc_cacheline(n * sizeof *afxdp->txqs);
+        for (int i = 0; i < n; i++) {
+            ovs_spin_init(&afxdp->txqs[i].lock);
+        }
+        afxdp->n_queues = n;
+
+        error = afxdp_xdp_attach(name, ifindex, afxdp->requested_program,
+                                 attempts[a].attach, &afxdp->xdp, &err);
+        afxdp->zero_copy = true;
+        for (int i = 0; !error && i < n; i++) {
+            error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
+                                     afxdp->requested_ring_size,
+                                     &afxdp->xsks[i], &err);
+            if (!error) {
+                afxdp->zero_copy &= afxdp_xsk_is_zero_copy(afxdp->xsks[i]);
+                error = afxdp_xdp_set_socket(afxdp->xdp, i,
+                                             afxdp_xsk_fd(afxdp->xsks[i]));
+                if (error) {
+                    err = xasprintf("%s: cannot add the socket of queue %d "
+                                    "to the XSKMAP (%s)", name, i,
+                                    ovs_strerror(error));
+                }
+            }
+        }
+
+        if (!error) {
+            free(*errp);
+            *errp = NULL;
+            afxdp->attach = attempts[a].attach;
+            afxdp->mode = afxdp->requested_mode;
+            afxdp->ring_size = afxdp->requested_ring_size;
+            afxdp->program = nullable_xstrdup(afxdp->requested_program);
+            return 0;
+        }
+
+        afxdp_teardown(afxdp);
+        if (*errp) {
+            char *both = xasprintf("%s; %s", *errp, err);
+
+            free(*errp);
+            free(err);
+            *errp = both;
+        } else {
+            *errp = err;
+        }
+        if (error == EBUSY) {
+            /* Someone else's program, or a queue in use: another mode
+             * would not help. */
+            break;
+        }
+    }
+    return error;
+}
+
+static bool
+afxdp_config_current(const struct netdev_afxdp *afxdp)
+{
+    return (afxdp->n_queues
+            && afxdp->n_queues == afxdp->requested_n_rxq
+            && afxdp->mode == afxdp->requested_mode
+            && afxdp->ring_size == afxdp->requested_ring_size
+            && nullable_string_is_equal(afxdp->program,
+                                        afxdp->requested_program));
+}
+
+int
+netdev_afxdp_reconfigure(struct netdev *netdev)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
+    char *err = NULL;
+    int error = 0;
+
+    ovs_mutex_lock(&dev->mutex);
+    if (afxdp_config_current(afxdp)
+        && netdev->n_rxq == afxdp->n_queues) {
+        goto out;
+    }
+
+    afxdp_teardown(afxdp);
+    error = afxdp_setup(afxdp, netdev_get_name(netdev), &err);
+    if (error) {
+        VLOG_ERR("%s", err);
+        free(err);
+    } else {
+        VLOG_INFO("%s: %d queue%s, XDP program in %s mode, %s",
+                  netdev_get_name(netdev), afxdp->n_queues,
+                  afxdp->n_queues == 1 ? "" : "s",
+                  afxdp_xdp_attach_name(afxdp->attach),
+                  afxdp->zero_copy ? "zero-copy" : "copy mode");
+    }
+    netdev->n_rxq = afxdp->n_queues;
+    netdev->n_txq = afxdp->n_queues;
+    netdev_change_seq_changed(netdev);
+
+out:
+    ovs_mutex_unlock(&dev->mutex);
+    return error;
+}
+
+/* Data path. */
+
+int
+netdev_afxdp_rxq_construct(struct netdev_rxq *rxq OVS_UNUSED)
+{
+    return 0;
+}
+
+void
+netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
+{
+}
+
+int
+netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
+                      int *qfill)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
+    int qid = rxq->queue_id;
+
+    if (OVS_UNLIKELY(qid >= afxdp->n_queues)) {
+        return EAGAIN;
+    }
+    return afxdp_xsk_recv(afxdp->xsks[qid], batch, qfill) ? 0 : EAGAIN;
+}
+
+static void
+counter_add(atomic_uint64_t *counter, uint64_t n)
+{
+    uint64_t value;
+
+    /* One writer at a time: a read and a store, not a read-modify-write. */
+    if (n) {
+        atomic_read_relaxed(counter, &value);
+        atomic_store_relaxed(counter, value + n);
+    }
+}
+
+static uint64_t
+counter_get(const atomic_uint64_t *counter_)
+{
+    atomic_uint64_t *counter = CONST_CAST(atomic_uint64_t *, counter_);
+    uint64_t value;
+
+    atomic_read_relaxed(counter, &value);
+    return value;
+}
+
+int
+netdev_afxdp_batch_send(struct netdev *netdev, int qid,
+                        struct dp_packet_batch *batch, bool concurrent_txq)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
+    struct afxdp_tx_stats stats;
+    struct netdev_afxdp_txq *txq;
+
+    if (OVS_UNLIKELY(!afxdp->n_queues)) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&afxdp->tx_unconfigured,
+                           dp_packet_batch_size(batch), &orig);
+        dp_packet_delete_batch(batch, true);
+        return 0;
+    }
+
+    qid %= afxdp->n_queues;
+    txq = &afxdp->txqs[qid];
+    memset(&stats, 0, sizeof stats);
+
+    if (concurrent_txq) {
+        ovs_spin_lock(&txq->lock);
+    }
+    afxdp_xsk_send(afxdp->xsks[qid], batch, &stats);
+    counter_add(&txq->zero_copy, stats.zero_copy);
+    counter_add(&txq->copied, stats.copied);
+    counter_add(&txq->ring_full, stats.ring_full);
+    counter_add(&txq->no_frame, stats.no_frame);
+    counter_add(&txq->too_big, stats.too_big);
+    if (concurrent_txq) {
+        ovs_spin_unlock(&txq->lock);
+    }
+    return 0;
+}
+
+void
+free_afxdp_buf(struct dp_packet *packet)
+{
+    afxdp_umem_free_packet(packet);
+}
+
+/* Statistics and status. */
+
+static uint64_t
+afxdp_tx_dropped(const struct netdev_afxdp *afxdp)
+{
+    uint64_t n = counter_get(&afxdp->tx_unconfigured);
+
+    for (int i = 0; i < afxdp->n_queues; i++) {
+        const struct netdev_afxdp_txq *txq = &afxdp->txqs[i];
+
+        n += (counter_get(&txq->ring_full) + counter_get(&txq->no_frame)
+              + counter_get(&txq->too_big));
+    }
+    return n;
+}
+
+int
+netdev_afxdp_get_stats(const struct netdev *netdev,
+                       struct netdev_stats *stats)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    int error;
+
+    error = netdev_linux_get_stats(netdev, stats);
+    if (!error) {
+        ovs_mutex_lock(&dev->mutex);
+        stats->tx_dropped += afxdp_tx_dropped(dev->afxdp);
+        ovs_mutex_unlock(&dev->mutex);
+    }
+    return error;
+}
+
+static void
+add_counter(struct netdev_custom_stats *cs, size_t *allocated,
+            const char *name, uint64_t value)
+{
+    if (cs->size >= *allocated) {
+        cs->counters = x2nrealloc(cs->counters, allocated,
+                                  sizeof *cs->counters);
+    }
+    ovs_strlcpy(cs->counters[cs->size].name, name,
+                NETDEV_CUSTOM_STATS_NAME_SIZE);
+    cs->counters[cs->size++].value = value;
+}
+
+int
+netdev_afxdp_get_custom_stats(const struct netdev *netdev,
+                              struct netdev_custom_stats *cs)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
+    struct afxdp_pool_stats pool;
+    uint64_t zc = 0, copied = 0, ring_full = 0, no_frame = 0, too_big = 0;
+    size_t allocated = 0;
+    uint32_t n_sockets;
+    char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
+
+    cs->size = 0;
+    cs->counters = NULL;
+
+    ovs_mutex_lock(&dev->mutex);
+    for (int i = 0; i < afxdp->n_queues; i++) {
+        const struct netdev_afxdp_txq *txq = &afxdp->txqs[i];
+        struct xdp_statistics st;
+
+        if (!afxdp_xsk_get_stats(afxdp->xsks[i], &st)) {
+#define XSK_STAT(FIELD)                                                 \
+            snprintf(name, sizeof name, "xsk_queue_%d_" #FIELD, i);     \
+            add_counter(cs, &allocated, name, st.FIELD);
+            XSK_STAT(rx_dropped);
+            XSK_STAT(rx_invalid_descs);
+            XSK_STAT(tx_invalid_descs);
+            XSK_STAT(rx_ring_full);
+            XSK_STAT(rx_fill_ring_empty_descs);
+            XSK_STAT(tx_ring_empty_descs);
+#undef XSK_STAT
+        }
+        zc += counter_get(&txq->zero_copy);
+        copied += counter_get(&txq->copied);
+        ring_full += counter_get(&txq->ring_full);
+        no_frame += counter_get(&txq->no_frame);
+        too_big += counter_get(&txq->too_big);
+    }
+    add_counter(cs, &allocated, "tx_zero_copy_packets", zc);
+    add_counter(cs, &allocated, "tx_copied_packets", copied);
+    add_counter(cs, &allocated, "tx_dropped_ring_full", ring_full);
+    add_counter(cs, &allocated, "tx_dropped_no_frame", no_frame);
+    add_counter(cs, &allocated, "tx_dropped_too_big", too_big);
+    add_counter(cs, &allocated, "tx_dropped_unconfigured",
+                counter_get(&afxdp->tx_unconfigured));
+    ovs_mutex_unlock(&dev->mutex);
+
+    afxdp_umem_get_stats(&pool, &n_sockets);
+    add_counter(cs, &allocated, "umem_frames", pool.n_frames);
+    add_counter(cs, &allocated, "umem_frames_free_shared", pool.n_shared);
+    add_counter(cs, &allocated, "umem_frames_free_cached", pool.n_cached);
+    add_counter(cs, &allocated, "umem_frames_in_use", pool.n_out);
+    add_counter(cs, &allocated, "umem_sockets", n_sockets);
+    return 0;
+}
+
+int
+netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
+    int error = netdev_linux_get_status(netdev, args);
+
+    if (error) {
+        return error;
+    }
+
+    ovs_mutex_lock(&dev->mutex);
+    if (afxdp->n_queues) {
+        smap_add(args, "xdp-mode",
+                 afxdp->attach == AFXDP_XDP_GENERIC ? "generic"
+                 : afxdp->zero_copy ? "native-with-zerocopy" : "native");
+        smap_add(args, "zero-copy", afxdp->zero_copy ? "true" : "false");
+        smap_add_format(args, "n_rxq", "%d", afxdp->n_queues);
+        smap_add_format(args, "xdp-prog-id", "%"PRIu32,
+                        afxdp_xdp_prog_id(afxdp->xdp));
+        smap_add(args, "xdp-program",
+                 afxdp->program ? afxdp->program : "built-in");
+    } else {
+        smap_add(args, "xdp-mode", "unconfigured");
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return 0;
+}
