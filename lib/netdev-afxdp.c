@@ -63,11 +63,14 @@ struct afxdp_attempt {
     enum afxdp_xsk_copy copy;
 };
 
-/* A transmit queue: one socket's tx ring, shared under 'lock' when the
- * datapath has more sending threads than queues.  Its counters have one
- * writer at a time (the lock's holder, or the queue's only user) and are
- * read by any thread. */
+/* A queue: one socket.  Its transmit side is shared under 'lock' when the
+ * datapath has more sending threads than queues.  Each group of counters
+ * has one writer at a time (the rxq's poller; the lock's holder or the tx
+ * queue's only user) and is read by any thread. */
 struct netdev_afxdp_txq {
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        atomic_uint64_t rx_packets;
+    );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         struct ovs_spin lock;
         atomic_uint64_t zero_copy;
@@ -231,9 +234,12 @@ netdev_afxdp_destruct(struct netdev *netdev)
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+
     if (mtu > AFXDP_MAX_MTU) {
-        VLOG_ERR("%s: MTU %d is larger than the %d bytes an AF_XDP frame "
-                 "carries", netdev_get_name(netdev), mtu, AFXDP_MAX_MTU);
+        VLOG_WARN_RL(&rl, "%s: MTU %d is larger than the %d bytes an AF_XDP "
+                     "frame carries", netdev_get_name(netdev), mtu,
+                     AFXDP_MAX_MTU);
         return EINVAL;
     }
     return 0;
@@ -486,30 +492,6 @@ out:
 
 /* Data path. */
 
-int
-netdev_afxdp_rxq_construct(struct netdev_rxq *rxq OVS_UNUSED)
-{
-    return 0;
-}
-
-void
-netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
-{
-}
-
-int
-netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
-                      int *qfill)
-{
-    struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
-    int qid = rxq->queue_id;
-
-    if (OVS_UNLIKELY(qid >= afxdp->n_queues)) {
-        return EAGAIN;
-    }
-    return afxdp_xsk_recv(afxdp->xsks[qid], batch, qfill) ? 0 : EAGAIN;
-}
-
 static void
 counter_add(atomic_uint64_t *counter, uint64_t n)
 {
@@ -530,6 +512,39 @@ counter_get(const atomic_uint64_t *counter_)
 
     atomic_read_relaxed(counter, &value);
     return value;
+}
+
+int
+netdev_afxdp_rxq_construct(struct netdev_rxq *rxq)
+{
+    /* Packets come from the port's AF_XDP sockets, not from an AF_PACKET
+     * socket of the rxq's own. */
+    netdev_rxq_linux_cast(rxq)->fd = -1;
+    return 0;
+}
+
+void
+netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
+{
+}
+
+int
+netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
+                      int *qfill)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
+    int qid = rxq->queue_id;
+    int n;
+
+    if (OVS_UNLIKELY(qid >= afxdp->n_queues)) {
+        return EAGAIN;
+    }
+    n = afxdp_xsk_recv(afxdp->xsks[qid], batch, qfill);
+    if (!n) {
+        return EAGAIN;
+    }
+    counter_add(&afxdp->txqs[qid].rx_packets, n);
+    return 0;
 }
 
 int
@@ -651,6 +666,8 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
             XSK_STAT(tx_ring_empty_descs);
 #undef XSK_STAT
         }
+        snprintf(name, sizeof name, "xsk_queue_%d_rx_packets", i);
+        add_counter(cs, &allocated, name, counter_get(&txq->rx_packets));
         zc += counter_get(&txq->zero_copy);
         copied += counter_get(&txq->copied);
         ring_full += counter_get(&txq->ring_full);

@@ -54,7 +54,8 @@ Makefile.in
 *.lo
 *.la
 *.a
-*.so*
+*.so
+*.so.[0-9]*
 .deps/
 .libs/
 .dirstamp

@@ -30,12 +30,12 @@ sandbox_start
 ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
 
 step "Namespaces $NS_A (10.1.1.1) and $NS_B (10.1.1.2) on afxdp ports"
-sandbox_add_ns "$NS_A" p0 10.1.1.1/24
-sandbox_add_ns "$NS_B" p1 10.1.1.2/24
-ovs-vsctl add-port br0 ovs-p0 -- set interface ovs-p0 type=afxdp \
-          -- add-port br0 ovs-p1 -- set interface ovs-p1 type=afxdp
+sandbox_add_ns "$NS_A" dema 10.1.1.1/24
+sandbox_add_ns "$NS_B" demb 10.1.1.2/24
+ovs-vsctl add-port br0 ovs-dema -- set interface ovs-dema type=afxdp \
+          -- add-port br0 ovs-demb -- set interface ovs-demb type=afxdp
 ovs-ofctl add-flow br0 actions=NORMAL
-for p in ovs-p0 ovs-p1; do
+for p in ovs-dema ovs-demb; do
     for _ in $(seq 50); do
         [ "$(ovs-vsctl get interface $p ofport)" -gt 0 ] 2>/dev/null && break
         sleep 0.2
@@ -72,7 +72,7 @@ rx_pkts=$(ovs-appctl dpif-netdev/pmd-stats-show \
           | awk '/Rx packets:/ {n += $3} END {print n + 0}')
 [ "$rx_pkts" -gt 0 ] || fail "PMD threads received no packets"
 
-for p in ovs-p0 ovs-p1; do
+for p in ovs-dema ovs-demb; do
     step "$p: statistics"
     ovs-vsctl get interface $p statistics | tr ',' '\n' | sed 's/^ *//'
     step "$p: status"
