@@ -95,12 +95,17 @@ git_ clean -q -fdx
 
 # A series file: the commit message, a line "---", then one path per line:
 # a file the series adds or replaces (copied to the same path in the OVS
-# tree) or patches/NAME.patch (a hunk against upstream files, git apply'd).
+# tree), patches/NAME.patch (a hunk against upstream files, git apply'd),
+# or "rm PATH" for an upstream file the series removes.
 for s in "$top"/series/*; do
     [ -f "$s" ] || continue
     sed -n '1,/^---$/p' "$s" | sed '$d' > "$build/msg"
-    for f in $(sed -n '/^---$/,$p' "$s" | sed '1d' | grep -v '^#' ); do
+    for f in $(sed -n '/^---$/,$p' "$s" | sed '1d' | grep -v '^#' \
+               | sed 's/^rm /rm:/'); do
         case $f in
+        rm:*)
+            git_ rm -q "${f#rm:}"
+            ;;
         patches/*)
             git_ apply --index --whitespace=nowarn "$top/$f" || {
                 echo "assemble: $f does not apply ($(basename "$s"))" >&2

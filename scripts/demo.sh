@@ -44,7 +44,9 @@ for p in ovs-dema ovs-demb; do
         || fail "port $p did not come up: $(ovs-vsctl get interface $p error)"
 done
 
-if ovs-appctl list-commands | grep -q '^  afxdp/'; then
+ours=no
+if ovs-appctl list-commands | grep '^  afxdp/' >/dev/null; then
+    ours=yes
     echo "afxdp implementation: ovs-afxdp (this series)"
 else
     echo "afxdp implementation: upstream Open vSwitch 4.0.0 lib/netdev-afxdp.c"
@@ -78,6 +80,11 @@ for p in ovs-dema ovs-demb; do
     step "$p: status"
     ovs-vsctl get interface $p status
 done
+
+if [ $ours = yes ]; then
+    step "ovs-appctl afxdp/pool-show"
+    ovs-appctl afxdp/pool-show
+fi
 
 step "Log lines of level WARN or above"
 grep -E '\|(WARN|ERR|EMER)\|' "$SANDBOX/ovs-vswitchd.log" || echo "(none)"

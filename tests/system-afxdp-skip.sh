@@ -7,7 +7,8 @@
 #
 # A line of the list is "TITLE | REASON".  A reason of the form
 # "needs kernel device TYPE" holds only where the kernel cannot create a
-# TYPE device, so the test runs on kernels that have one.
+# TYPE device, "needs tc filter KIND" only where tc cannot add a KIND
+# filter with a police action: the test runs on kernels that can.
 title=$1
 list=$(dirname "$0")/system-afxdp-skip.txt
 
@@ -50,11 +51,27 @@ kernel_has_device() {
     return $rc
 }
 
+# Probe for a tc classifier that can carry a police action.
+kernel_has_tc_filter() {
+    ns=afxdp-probe-$$
+    ip netns add "$ns" 2>/dev/null || return 1
+    ip -n "$ns" link add probe1 type veth peer name probe2 \
+        && tc -n "$ns" qdisc add dev probe1 ingress \
+        && tc -n "$ns" filter add dev probe1 parent ffff: $1 \
+               action police rate 1mbit burst 10k >/dev/null 2>&1
+    rc=$?
+    ip netns del "$ns"
+    return $rc
+}
+
 case $reason in
 "needs kernel device "*)
     type=${reason#needs kernel device }
-    type=${type%% *}
-    kernel_has_device "$type" && exit 1
+    kernel_has_device "${type%% *}" && exit 1
+    ;;
+"needs tc filter "*)
+    kind=${reason#needs tc filter }
+    kernel_has_tc_filter "${kind%% *}" && exit 1
     ;;
 esac
 echo "afxdp-skip: $title: $reason"
