@@ -60,11 +60,5 @@ sanitize-pool: build
 clean:
 	-$(MAKE) -C $(OVS) clean >/dev/null 2>&1
 
-distbench-pool: build
-	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2
-
-sanitize-pool: build
-	@bash scripts/sanitize-pool.sh $(OVS)
-
-clean:
+distclean:
 	rm -rf $(BUILD)

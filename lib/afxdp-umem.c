@@ -60,6 +60,10 @@ COVERAGE_DEFINE(afxdp_tx_wakeup_error);
 /* Frames moved between the pool and a ring at once. */
 #define RING_BATCH 64
 
+/* How long to wait for a queue that is busy when we bind to it: 1 s. */
+#define BIND_BUSY_RETRIES 100
+#define BIND_BUSY_WAIT_NS (10 * 1000 * 1000)
+
 /* One ring shared with the kernel.  Producer rings (fill, tx) are written
  * by us and read by the kernel, consumer rings (rx, completion) the other
  * way around.  The cached indices spare a read of the shared ones. */
@@ -439,8 +443,18 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
                               : copy == AFXDP_XSK_COPY ? XDP_COPY : 0));
     }
 
-    if (bind(xsk->fd, (struct sockaddr *) &sxdp, sizeof sxdp)) {
-        error = errno;
+    /* The kernel lets go of a queue some time after the socket bound to it
+     * is closed (it releases the socket's buffer pool from a workqueue):
+     * a queue that we have just closed a socket on is busy for a moment. */
+    for (int i = 0; ; i++) {
+        error = bind(xsk->fd, (struct sockaddr *) &sxdp, sizeof sxdp)
+                ? errno : 0;
+        if (error != EBUSY || i >= BIND_BUSY_RETRIES) {
+            break;
+        }
+        xnanosleep(BIND_BUSY_WAIT_NS);
+    }
+    if (error) {
         *errp = xasprintf("%s: cannot bind AF_XDP socket (%s)%s", xsk->name,
                           ovs_strerror(error),
                           error == EBUSY ? ": the queue is in use"
@@ -457,8 +471,9 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
     xsk->zero_copy = opts.flags & XDP_OPTIONS_ZEROCOPY;
 
     if (copy == AFXDP_XSK_ZEROCOPY && !xsk->zero_copy) {
-        *errp = xasprintf("%s: zero-copy is not available: the shared UMEM "
-                          "is in copy mode", xsk->name);
+        *errp = xasprintf("%s: zero-copy is not available: the UMEM shared "
+                          "with the other afxdp ports is in copy mode",
+                          xsk->name);
         return EOPNOTSUPP;
     }
     return 0;

@@ -88,8 +88,10 @@ struct netdev_afxdp {
     char *requested_program;    /* NULL for the built-in program. */
     uint32_t requested_ring_size;
 
-    /* In effect.  'n_queues' is 0 while the port is not set up. */
+    /* In effect.  'n_queues' is 0 while the port is not set up, and then
+     * 'error' may say why. */
     int n_queues;
+    char *error;
     enum afxdp_mode mode;
     char *program;
     uint32_t ring_size;
@@ -198,8 +200,14 @@ netdev_afxdp_construct(struct netdev *netdev)
 static void
 afxdp_teardown(struct netdev_afxdp *afxdp)
 {
-    /* The program goes first, so that no packet is steered to a socket
-     * that is going away. */
+    /* The XSKMAP holds references to the sockets, and the kernel frees a
+     * map some time after its last user is gone: emptied first, it lets
+     * the sockets go (and their queues be bound again) as soon as they are
+     * closed.  Then the program goes, so that no packet is steered to a
+     * socket that is going away. */
+    for (int i = 0; afxdp->xdp && i < afxdp->n_queues; i++) {
+        afxdp_xdp_clear_socket(afxdp->xdp, i);
+    }
     afxdp_xdp_detach(afxdp->xdp);
     afxdp->xdp = NULL;
     for (int i = 0; i < afxdp->n_queues; i++) {
@@ -223,6 +231,7 @@ netdev_afxdp_destruct(struct netdev *netdev)
 
     ovs_mutex_lock(&dev->mutex);
     afxdp_teardown(afxdp);
+    free(afxdp->error);
     free(afxdp->requested_program);
     free(afxdp);
     dev->afxdp = NULL;
@@ -464,16 +473,22 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     int error = 0;
 
     ovs_mutex_lock(&dev->mutex);
-    if (afxdp_config_current(afxdp)
-        && netdev->n_rxq == afxdp->n_queues) {
+    if (afxdp_config_current(afxdp)) {
         goto out;
     }
 
     afxdp_teardown(afxdp);
+    free(afxdp->error);
+    afxdp->error = NULL;
     error = afxdp_setup(afxdp, netdev_get_name(netdev), &err);
     if (error) {
+        /* The port stays, unconfigured: it receives nothing and counts
+         * what it is asked to send as dropped, until its configuration
+         * changes.  Failing here would make the datapath drop the port and
+         * the bridge add it again, and fail again, on every change. */
         VLOG_ERR("%s", err);
-        free(err);
+        afxdp->error = err;
+        error = 0;
     } else {
         VLOG_INFO("%s: %d queue%s, XDP program in %s mode, %s",
                   netdev_get_name(netdev), afxdp->n_queues,
@@ -481,8 +496,9 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
                   afxdp_xdp_attach_name(afxdp->attach),
                   afxdp->zero_copy ? "zero-copy" : "copy mode");
     }
-    netdev->n_rxq = afxdp->n_queues;
-    netdev->n_txq = afxdp->n_queues;
+    /* The datapath wants at least one queue each way. */
+    netdev->n_rxq = MAX(afxdp->n_queues, 1);
+    netdev->n_txq = MAX(afxdp->n_queues, 1);
     netdev_change_seq_changed(netdev);
 
 out:
@@ -716,6 +732,9 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
                  afxdp->program ? afxdp->program : "built-in");
     } else {
         smap_add(args, "xdp-mode", "unconfigured");
+        if (afxdp->error) {
+            smap_add(args, "afxdp-error", afxdp->error);
+        }
     }
     ovs_mutex_unlock(&dev->mutex);
     return 0;
