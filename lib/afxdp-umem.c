@@ -337,7 +337,8 @@ xsk_complete(struct afxdp_xsk *xsk, uint32_t user)
     const uint64_t *addrs = xsk->comp.descs;
     uint32_t frames[RING_BATCH];
 
-    for (uint32_t done = 0; done < xsk->comp.size; ) {
+    /* At most a ring's worth, so that a busy ring cannot hold us here. */
+    for (uint32_t done = 0; done < xsk->comp.size; done += RING_BATCH) {
         uint32_t n = ring_cons_peek(&xsk->comp, RING_BATCH);
         uint32_t k = 0;
 
@@ -356,7 +357,6 @@ xsk_complete(struct afxdp_xsk *xsk, uint32_t user)
         }
         ring_cons_release(&xsk->comp, n);
         afxdp_pool_put(umem_pool, user, frames, k);
-        done += n;
     }
 }
 

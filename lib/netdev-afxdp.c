@@ -151,11 +151,13 @@ afxdp_attempts(enum afxdp_mode mode, struct afxdp_attempt attempts[2])
 static int
 afxdp_device_n_rxq(const char *name)
 {
-    char *path = xasprintf("/sys/class/net/%s/queues", name);
-    DIR *dir = opendir(path);
     struct dirent *de;
+    char *path;
+    DIR *dir;
     int n = 0;
 
+    path = xasprintf("%s/%s/queues", "/sys/class/net", name);
+    dir = opendir(path);
     free(path);
     if (!dir) {
         return 0;

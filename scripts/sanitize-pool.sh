@@ -15,7 +15,7 @@ OVS=$(cd "${1:?usage: sanitize-pool.sh OVS_TREE}" && pwd)
 out=$(cd "$(dirname "$0")/.." && pwd)/build/sanitize
 mkdir -p "$out"
 
-libs=$(sed -n 's/^LIBS = //p' "$OVS/Makefile")
+libs=$(sed -n 's/^\(LIBS\|SSL_LIBS\|CAPNG_LDADD\) = //p' "$OVS/Makefile" | tr '\n' ' ')
 cflags="-I$OVS -I$OVS/include -I$OVS/lib -I$OVS/tests -g -O1
         -fno-omit-frame-pointer"
 srcs="$OVS/tests/ovstest.c $OVS/tests/test-afxdp-pool.c $OVS/lib/afxdp-pool.c"
