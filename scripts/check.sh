@@ -48,9 +48,29 @@ run_afxdp() {
         2>&1 | tee "$log"
     [ $mounted = yes ] && umount /sys/fs/bpf
     tally "$log"
-    echo "Listed skips that applied (tests/system-afxdp-skip.txt):"
-    grep -h '^afxdp-skip: ' "$OVS"/tests/system-afxdp-testsuite.dir/*/testsuite.log \
-        2>/dev/null | sort -u | sed 's/^afxdp-skip: /  /' || true
+    skip_reasons "$log"
+}
+
+# One line per skipped test: its title and why.  For a test listed in
+# tests/system-afxdp-skip.txt, the reason given there; for the others, the
+# check that skipped it, as written at the line autotest reports.
+skip_reasons() {
+    local log=$1 list=$TOP/tests/system-afxdp-skip.txt
+    local title file line reason
+
+    grep -E '^ *[0-9]+: .* skipped \(' "$log" \
+        | sed -E 's/^ *[0-9]+: (.*[^ ]) +skipped \(([^:]+):([0-9]+)\)$/\1|\2|\3/' \
+        | while IFS='|' read -r title file line; do
+        reason=$(awk -v t="$title" '
+            { i = index($0, " | ") }
+            i && substr($0, 1, i - 1) == t { print substr($0, i + 3); exit }
+            ' "$list")
+        if [ -z "$reason" ]; then
+            reason="$file:$line: $(sed -n "${line}p" "$OVS/tests/$file" \
+                                   | sed -E 's/^[[:space:]]+//')"
+        fi
+        echo "skipped: $title -- $reason"
+    done
 }
 
 case $what in

@@ -13,7 +13,7 @@ BUILD_PKGS="autoconf automake libtool make gcc pkg-config python3
 # Run and test: namespaces, veths and the tools upstream's system tests
 # look for (they skip a test when one is missing).
 RUN_PKGS="iproute2 ethtool iputils-ping netcat-openbsd tcpdump curl wget
-  iptables lftp python3-twisted procps psmisc"
+  iptables lftp python3-pyftpdlib procps psmisc"
 
 missing=""
 for p in $BUILD_PKGS $RUN_PKGS; do
