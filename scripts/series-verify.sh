@@ -9,8 +9,10 @@ rm -rf "$tree"
 git clone -q --no-checkout "$build/ovs" "$tree"
 cd "$tree"
 git checkout -q -b verify base
-# The untracked part of the Debian source package (debian/ but its
-# automake.mk) is not needed to build.
+# The pristine tree is the unpacked source package: the base commit tracks
+# only debian/automake.mk of its debian/ directory, the rest comes from the
+# package as it does in build/ovs.
+tar -xJf "$build/dl/openvswitch_4.0.0-2.debian.tar.xz" -C "$tree"
 git -c user.name=verify -c user.email=verify@localhost \
     am -q $(ls "$build"/series/*.patch | grep -v '/0000-cover-letter')
 echo "series-verify: $(git rev-list --count base..HEAD) patches applied to" \
