@@ -4,6 +4,7 @@
 #   make check    build, then run the series' unit tests and check-afxdp
 #   make series   write the series as git format-patch files to build/series
 #   make series-verify   also apply them with git am to 4.0.0 and build
+#   make bench    afxdp against upstream's afxdp, AF_PACKET and DPDK af_xdp
 #   make bench-pool      the frame pool's benchmark against locked stacks
 #   make sanitize-pool   the pool's checks under TSan and ASan + UBSan
 #
@@ -18,7 +19,7 @@ JOBS ?= 2
 TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build demo check check-unit check-afxdp series \
-        series-verify bench-pool sanitize-pool clean distclean
+        series-verify bench bench-pool sanitize-pool clean distclean
 
 all: build
 
@@ -50,6 +51,9 @@ series: assemble
 
 series-verify: series
 	@bash scripts/series-verify.sh $(BUILD)
+
+bench: build
+	@bash scripts/bench.sh
 
 bench-pool: build
 	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Turns the benchmark's raw results into a table (medians, with ratios to
+upstream's afxdp) and a PNG plot.
+
+Usage: bench-report.py RESULTS OUTDIR
+RESULTS: lines "impl test flows size mpps cycles_per_packet".
+"""
+
+import collections
+import math
+import statistics
+import sys
+
+ORDER = ["afxdp", "upstream", "system", "dpdk"]
+NAMES = {
+    "afxdp": "ovs-afxdp (this series)",
+    "upstream": "upstream afxdp",
+    "system": "type=system (AF_PACKET)",
+    "dpdk": "OVS 3.1 + DPDK net_af_xdp",
+}
+
+
+def median(values):
+    values = [v for v in values if not math.isnan(v)]
+    return statistics.median(values) if values else math.nan
+
+
+def fmt(v, digits):
+    return "n/a" if math.isnan(v) else f"{v:.{digits}f}"
+
+
+def main():
+    results, outdir = sys.argv[1], sys.argv[2]
+    runs = collections.defaultdict(list)
+    for line in open(results):
+        impl, test, flows, size, mpps, cpp = line.split()
+        runs[(test, int(flows), int(size), impl)].append(
+            (float(mpps), float(cpp)))
+
+    cases = sorted({k[:3] for k in runs},
+                   key=lambda c: (c[0] != "rxdrop", c[2], c[1]))
+    impls = [i for i in ORDER if any(k[3] == i for k in runs)]
+    table = {}
+    for case in cases:
+        for impl in impls:
+            values = runs.get(case + (impl,), [])
+            table[case + (impl,)] = (median([m for m, _ in values]),
+                                     median([c for _, c in values]),
+                                     len(values))
+
+    lines = ["| test | flows | bytes | implementation | Mpps | "
+             "vs upstream | PMD cycles/pkt | vs upstream | runs |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for case in cases:
+        up_mpps, up_cpp, _ = table.get(case + ("upstream",),
+                                       (math.nan, math.nan, 0))
+        for impl in impls:
+            mpps, cpp, n = table[case + (impl,)]
+            lines.append(
+                f"| {case[0]} | {case[1]} | {case[2]} | {NAMES[impl]} | "
+                f"{fmt(mpps, 3)} | {fmt(mpps / up_mpps, 2)}x | "
+                f"{fmt(cpp, 0)} | {fmt(cpp / up_cpp, 2)}x | {n} |")
+    text = "\n".join(lines) + "\n"
+    with open(f"{outdir}/results.md", "w") as f:
+        f.write(text)
+    print(text)
+
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("bench: no matplotlib, no plot")
+        return
+
+    fig, axes = plt.subplots(1, 2, figsize=(13, 5))
+    labels = [f"{t}\n{fl} flow{'s' if fl > 1 else ''}, {sz} B"
+              for t, fl, sz in cases]
+    width = 0.8 / max(len(impls), 1)
+    for ax, idx, title in ((axes[0], 0, "Mpps (higher is better)"),
+                           (axes[1], 1, "PMD cycles/packet (lower is better)")):
+        for j, impl in enumerate(impls):
+            ys = [table[c + (impl,)][idx] for c in cases]
+            ys = [0 if math.isnan(y) else y for y in ys]
+            xs = [i + (j - (len(impls) - 1) / 2) * width
+                  for i in range(len(cases))]
+            ax.bar(xs, ys, width, label=NAMES[impl])
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels(labels, fontsize=8)
+        ax.set_title(title)
+        ax.grid(axis="y", alpha=0.3)
+    axes[0].legend(fontsize=8)
+    fig.suptitle("OVS userspace datapath on veth, 2 cores, PMD on core 1 "
+                 "(median of runs)")
+    fig.tight_layout()
+    fig.savefig(f"{outdir}/results.png", dpi=110)
+    print(f"plot: {outdir}/results.png")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,202 @@
+#!/bin/bash
+# Benchmark: this series' afxdp ports against upstream's afxdp (the pristine
+# 4.0.0 tree built with --enable-afxdp), type=system ports (AF_PACKET) and
+# OVS-DPDK with DPDK's net_af_xdp driver (Debian's openvswitch-switch-dpdk),
+# measured in one run, interleaved, median of several runs.
+#
+#   generator netns --veth--> port A -> OVS -> port B --veth--> sink netns
+#
+# xdp-trafficgen sends UDP on the generator's veth; the sink drops and
+# counts with xdp-bench's XDP program.  The PMD thread runs on core 1.
+#   rxdrop: actions=drop; Mpps and cycles/packet from pmd-stats-show.
+#   l2fwd:  in_port=A,actions=output:B; Mpps at the sink, cycles/packet
+#           from pmd-stats-show.
+#
+# Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
+# (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk").
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$TOP/build
+OVS=$BUILD/ovs
+OUT=$BUILD/bench
+SECS=${BENCH_SECONDS:-5}
+REPEATS=${BENCH_REPEATS:-3}
+IMPLS=${BENCH_IMPLS:-"afxdp upstream system dpdk"}
+GEN_NS=afxb-gen SINK_NS=afxb-sink
+GEN_MAC=02:00:00:00:0b:01 SINK_MAC=02:00:00:00:0b:02
+
+# The measurements: test, flows, packet size.
+CASES="rxdrop:1:64 rxdrop:1000:64 l2fwd:1:64 l2fwd:1000:64 l2fwd:1:1518"
+
+log() { printf '%s\n' "$*" >&2; }
+
+mkdir -p "$OUT"
+bash "$TOP/scripts/bench-prepare.sh" "$BUILD"
+XDPT=$BUILD/xdp-tools
+UPSTREAM=$BUILD/upstream
+DPDK_ROOT=$BUILD/dpdk-ovs
+
+SANDBOX=$OUT/sandbox
+export OVS_RUNDIR=$SANDBOX OVS_LOGDIR=$SANDBOX OVS_DBDIR=$SANDBOX
+export OVS_SYSCONFDIR=$SANDBOX
+export PATH=$OVS/utilities:$OVS/ovsdb:$PATH
+GEN_PID=""
+
+stop_ovs() {
+    for d in ovs-vswitchd ovsdb-server; do
+        if [ -f "$SANDBOX/$d.pid" ]; then
+            kill "$(cat "$SANDBOX/$d.pid")" 2>/dev/null || true
+        fi
+    done
+    for _ in $(seq 50); do
+        pgrep -F "$SANDBOX/ovs-vswitchd.pid" >/dev/null 2>&1 || break
+        sleep 0.1
+    done
+    ip link del ovs-netdev 2>/dev/null || true
+    ip link del br0 2>/dev/null || true
+}
+
+cleanup() {
+    [ -n "$GEN_PID" ] && kill "$GEN_PID" 2>/dev/null
+    pkill -f "xdp-bench drop bsink" 2>/dev/null || true
+    stop_ovs
+    ip link del ovs-bgen 2>/dev/null || true
+    ip link del ovs-bsink 2>/dev/null || true
+    ip netns del $GEN_NS 2>/dev/null || true
+    ip netns del $SINK_NS 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+topology() {
+    ip netns add $GEN_NS
+    ip netns add $SINK_NS
+    ip link add bgen address $GEN_MAC type veth peer name ovs-bgen
+    ip link add bsink address $SINK_MAC type veth peer name ovs-bsink
+    ip link set bgen netns $GEN_NS
+    ip link set bsink netns $SINK_NS
+    ip -n $GEN_NS link set bgen up
+    ip -n $SINK_NS link set bsink up
+    ip link set ovs-bgen up
+    ip link set ovs-bsink up
+    # The sink counts (and drops) in XDP.
+    ip netns exec $SINK_NS "$XDPT/xdp-bench/xdp-bench" drop bsink \
+        -i 1000 >/dev/null 2>&1 &
+    sleep 1
+}
+
+sink_packets() {
+    ip -n $SINK_NS -s -j link show bsink \
+        | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
+}
+
+# start_ovs IMPL: ovsdb-server and ovs-vswitchd of IMPL, a netdev bridge
+# with ovs-bgen and ovs-bsink as IMPL's ports, PMD on core 1.
+start_ovs() {
+    local impl=$1 vswitchd schema type=afxdp extra=""
+    rm -rf "$SANDBOX"
+    mkdir -p "$SANDBOX"
+    case $impl in
+    afxdp) vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema ;;
+    upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
+              schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
+    system) vswitchd=$OVS/vswitchd/ovs-vswitchd
+            schema=$OVS/vswitchd/vswitch.ovsschema type=system ;;
+    dpdk) vswitchd=$DPDK_ROOT/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
+          schema=$DPDK_ROOT/usr/share/openvswitch/vswitch.ovsschema
+          type=dpdk ;;
+    esac
+
+    ovsdb-tool create "$SANDBOX/conf.db" "$schema"
+    ovsdb-server --detach --no-chdir --pidfile --log-file \
+        --remote=punix:"$SANDBOX/db.sock" "$SANDBOX/conf.db"
+    ovs-vsctl --no-wait init -- set Open_vSwitch . \
+        other_config:pmd-cpu-mask=0x2
+    if [ "$impl" = dpdk ]; then
+        ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
+            other_config:dpdk-lcore-mask=0x1 \
+            other_config:dpdk-socket-mem=1024 \
+            other_config:dpdk-extra="--no-pci"
+    fi
+    # GRO makes a veth without an XDP program accept XDP frames from its
+    # peer (xdp-trafficgen transmits through ndo_xdp_xmit).
+    ethtool -K ovs-bgen gro "$([ $type = system ] && echo on || echo off)" \
+        >/dev/null 2>&1 || true
+    "$vswitchd" --detach --no-chdir --pidfile --log-file \
+        -vconsole:off -vsyslog:off
+    ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
+    for p in ovs-bgen ovs-bsink; do
+        if [ $type = dpdk ]; then
+            extra="options:dpdk-devargs=net_af_xdp_$p,iface=$p,start_queue=0,queue_count=1"
+        fi
+        ovs-vsctl add-port br0 $p -- set interface $p type=$type $extra
+    done
+}
+
+# measure CASE: prints "Mpps cycles/packet", or "nan nan".
+measure() {
+    local test=$1 flows=$2 size=$3 args="" before after stats rate cpp
+    ovs-ofctl del-flows br0
+    if [ "$test" = rxdrop ]; then
+        ovs-ofctl add-flow br0 actions=drop
+    else
+        ovs-ofctl add-flow br0 in_port=ovs-bgen,actions=output:ovs-bsink
+    fi
+    [ "$flows" -gt 1 ] && args="-d $flows"
+    ip netns exec $GEN_NS "$XDPT/xdp-trafficgen/xdp-trafficgen" udp \
+        -m $SINK_MAC -M $GEN_MAC -s "$size" $args bgen >/dev/null 2>&1 &
+    GEN_PID=$!
+    sleep 1
+    ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+    before=$(sink_packets)
+    sleep "$SECS"
+    after=$(sink_packets)
+    stats=$(ovs-appctl dpif-netdev/pmd-stats-show -pmd 1 2>/dev/null \
+            || ovs-appctl dpif-netdev/pmd-stats-show)
+    kill $GEN_PID 2>/dev/null || true
+    wait $GEN_PID 2>/dev/null || true
+    GEN_PID=""
+
+    # "Rx packets: N (X Kpps, C cycles/pkt)" for the PMD on core 1.
+    read -r rate cpp < <(printf '%s\n' "$stats" | awk '
+        /core_id 1:/ { pmd = 1 }
+        pmd && /Rx packets:/ {
+            gsub(/[(,]/, " ")
+            for (i = 1; i <= NF; i++) {
+                if ($i == "Kpps") kpps = $(i - 1)
+                if ($i == "cycles/pkt)" || $i == "cycles/pkt") cpp = $(i - 1)
+            }
+            print kpps / 1000, cpp; exit
+        }')
+    if [ "$test" = l2fwd ]; then
+        rate=$(python3 -c "print(($after - $before) / $SECS / 1e6)")
+    fi
+    echo "${rate:-nan} ${cpp:-nan}"
+}
+
+results=$OUT/results.txt
+: > "$results"
+cleanup
+topology
+for r in $(seq "$REPEATS"); do
+    for c in $CASES; do
+        IFS=: read -r test flows size <<< "$c"
+        for impl in $IMPLS; do
+            if ! start_ovs "$impl" > "$OUT/start-$impl.log" 2>&1; then
+                log "bench: $impl did not start (see $OUT/start-$impl.log)"
+                echo "$impl $test $flows $size nan nan" >> "$results"
+                stop_ovs
+                continue
+            fi
+            m=$(measure "$test" "$flows" "$size")
+            cp "$SANDBOX/ovs-vswitchd.log" "$OUT/vswitchd-$impl.log"
+            stop_ovs
+            log "run $r: $impl $test flows=$flows size=$size: $m"
+            echo "$impl $test $flows $size $m" >> "$results"
+        done
+    done
+done
+
+python3 "$TOP/scripts/bench-report.py" "$results" "$OUT"
