@@ -743,6 +743,7 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
                struct afxdp_tx_stats *stats)
 {
     struct xdp_desc *descs = xsk->tx.descs;
+    struct afxdp_tx_stats before = *stats;
     uint32_t user = pool_user();
     struct dp_packet *packet;
     uint32_t n_free, n = 0;
@@ -758,7 +759,6 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
 
         if (n >= n_free) {
             stats->ring_full++;
-            COVERAGE_INC(afxdp_tx_ring_full);
             dp_packet_delete(packet);
             continue;
         }
@@ -768,7 +768,6 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         }
         if (addr != UINT64_MAX) {
             stats->zero_copy++;
-            COVERAGE_INC(afxdp_tx_zero_copy);
         } else if (len > AFXDP_MAX_PACKET) {
             stats->too_big++;
             dp_packet_delete(packet);
@@ -781,7 +780,6 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             addr = (uint64_t) frame * AFXDP_FRAME_SIZE + AFXDP_RX_OFFSET;
             memcpy(umem_area + addr, dp_packet_data(packet), len);
             stats->copied++;
-            COVERAGE_INC(afxdp_tx_copy);
             dp_packet_delete(packet);
         }
 
@@ -799,6 +797,10 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     if (xsk->tx.cached_prod != xsk->tx.cached_cons) {
         xsk_kick_tx(xsk);
     }
+
+    COVERAGE_ADD(afxdp_tx_zero_copy, stats->zero_copy - before.zero_copy);
+    COVERAGE_ADD(afxdp_tx_copy, stats->copied - before.copied);
+    COVERAGE_ADD(afxdp_tx_ring_full, stats->ring_full - before.ring_full);
 }
 
 /* The pool's state, and how many sockets share the UMEM. */
