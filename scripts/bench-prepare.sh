@@ -64,7 +64,8 @@ if [ ! -x "$build/dpdk-ovs/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk" ];
     echo "bench: unpacking openvswitch-switch-dpdk" >&2
     work=$(mktemp -d)
     (cd "$work" && apt-get download -q openvswitch-switch-dpdk \
-                                      openvswitch-common >/dev/null)
+                                      openvswitch-common \
+                                      openvswitch-switch >/dev/null 2>&1)
     rm -rf "$build/dpdk-ovs"
     for deb in "$work"/*.deb; do
         dpkg -x "$deb" "$build/dpdk-ovs"

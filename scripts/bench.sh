@@ -27,7 +27,7 @@ GEN_NS=afxb-gen SINK_NS=afxb-sink
 GEN_MAC=02:00:00:00:0b:01 SINK_MAC=02:00:00:00:0b:02
 
 # The measurements: test, flows, packet size.
-CASES="rxdrop:1:64 rxdrop:1000:64 l2fwd:1:64 l2fwd:1000:64 l2fwd:1:1518"
+CASES=${BENCH_CASES:-"rxdrop:1:64 rxdrop:1000:64 l2fwd:1:64 l2fwd:1000:64 l2fwd:1:1518"}
 
 log() { printf '%s\n' "$*" >&2; }
 
@@ -38,6 +38,7 @@ UPSTREAM=$BUILD/upstream
 DPDK_ROOT=$BUILD/dpdk-ovs
 
 SANDBOX=$OUT/sandbox
+CTL=$SANDBOX/vswitchd.ctl
 export OVS_RUNDIR=$SANDBOX OVS_LOGDIR=$SANDBOX OVS_DBDIR=$SANDBOX
 export OVS_SYSCONFDIR=$SANDBOX
 export PATH=$OVS/utilities:$OVS/ovsdb:$PATH
@@ -124,7 +125,8 @@ start_ovs() {
     # peer (xdp-trafficgen transmits through ndo_xdp_xmit).
     ethtool -K ovs-bgen gro "$([ $type = system ] && echo on || echo off)" \
         >/dev/null 2>&1 || true
-    "$vswitchd" --detach --no-chdir --pidfile --log-file \
+    "$vswitchd" --detach --no-chdir --pidfile="$SANDBOX/ovs-vswitchd.pid" \
+        --log-file="$SANDBOX/ovs-vswitchd.log" --unixctl="$CTL" \
         -vconsole:off -vsyslog:off
     ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev
     for p in ovs-bgen ovs-bsink; do
@@ -135,9 +137,10 @@ start_ovs() {
     done
 }
 
-# measure CASE: prints "Mpps cycles/packet", or "nan nan".
+# measure IMPL TEST FLOWS SIZE: prints "Mpps cycles/packet", or "nan nan".
 measure() {
-    local test=$1 flows=$2 size=$3 args="" before after stats rate cpp
+    local impl=$1 test=$2 flows=$3 size=$4 args="" before after stats
+    local rate cpp poller="core_id 1:" t0 t1 secs
     ovs-ofctl del-flows br0
     if [ "$test" = rxdrop ]; then
         ovs-ofctl add-flow br0 actions=drop
@@ -149,29 +152,39 @@ measure() {
         -m $SINK_MAC -M $GEN_MAC -s "$size" $args bgen >/dev/null 2>&1 &
     GEN_PID=$!
     sleep 1
-    ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+    ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null
+    t0=$(date +%s.%N)
     before=$(sink_packets)
     sleep "$SECS"
     after=$(sink_packets)
-    stats=$(ovs-appctl dpif-netdev/pmd-stats-show -pmd 1 2>/dev/null \
-            || ovs-appctl dpif-netdev/pmd-stats-show)
+    stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show)
+    t1=$(date +%s.%N)
+    secs=$(python3 -c "print($t1 - $t0)")
+    printf '%s\n' "$stats" > "$OUT/pmd-stats-$impl-$test-$flows-$size.txt"
     kill $GEN_PID 2>/dev/null || true
     wait $GEN_PID 2>/dev/null || true
     GEN_PID=""
 
-    # "Rx packets: N (X Kpps, C cycles/pkt)" for the PMD on core 1.
-    read -r rate cpp < <(printf '%s\n' "$stats" | awk '
-        /core_id 1:/ { pmd = 1 }
-        pmd && /Rx packets:/ {
+    # For the PMD on core 1, or the main thread, which polls type=system
+    # ports: OVS 4.0 prints "Rx packets: N (X Kpps, C cycles/pkt)" (C: busy
+    # cycles per packet; none for the main thread), OVS 3.1 "packets
+    # received: N" and "avg processing cycles per packet: C".
+    [ "$impl" = system ] && poller="main thread:"
+    read -r rate cpp < <(printf '%s\n' "$stats" \
+                         | awk -v p="$poller" -v secs="$secs" '
+        index($0, p) { pmd = 1; next }
+        pmd && /^[^ ]/ { exit }
+        pmd && /Rx packets:|packets received:/ {
+            n = $3
             gsub(/[(,]/, " ")
             for (i = 1; i <= NF; i++) {
-                if ($i == "Kpps") kpps = $(i - 1)
-                if ($i == "cycles/pkt)" || $i == "cycles/pkt") cpp = $(i - 1)
+                if ($i == "cycles/pkt)") cpp = $(i - 1)
             }
-            print kpps / 1000, cpp; exit
-        }')
+        }
+        pmd && /avg processing cycles per packet:/ { cpp = $6 }
+        END { if (n != "") print n / secs / 1e6, cpp }')
     if [ "$test" = l2fwd ]; then
-        rate=$(python3 -c "print(($after - $before) / $SECS / 1e6)")
+        rate=$(python3 -c "print(($after - $before) / $secs / 1e6)")
     fi
     echo "${rate:-nan} ${cpp:-nan}"
 }
@@ -190,7 +203,7 @@ for r in $(seq "$REPEATS"); do
                 stop_ovs
                 continue
             fi
-            m=$(measure "$test" "$flows" "$size")
+            m=$(measure "$impl" "$test" "$flows" "$size")
             cp "$SANDBOX/ovs-vswitchd.log" "$OUT/vswitchd-$impl.log"
             stop_ovs
             log "run $r: $impl $test flows=$flows size=$size: $m"
@@ -199,4 +212,4 @@ for r in $(seq "$REPEATS"); do
     done
 done
 
-python3 "$TOP/scripts/bench-report.py" "$results" "$OUT"
+/usr/bin/python3 "$TOP/scripts/bench-report.py" "$results" "$OUT"
