@@ -56,11 +56,20 @@ stop_ovs() {
     done
     ip link del ovs-netdev 2>/dev/null || true
     ip link del br0 2>/dev/null || true
+    # Upstream's afxdp and DPDK's af_xdp driver leave their XDP programs
+    # on the interfaces when they are killed; the next run must not find
+    # them (this series refuses a program it did not attach).
+    for p in ovs-bgen ovs-bsink; do
+        ip link set dev $p xdp off 2>/dev/null || true
+        ip link set dev $p xdpgeneric off 2>/dev/null || true
+    done
 }
 
 cleanup() {
     [ -n "$GEN_PID" ] && kill "$GEN_PID" 2>/dev/null
-    pkill -f "xdp-bench drop bsink" 2>/dev/null || true
+    # Also those of an earlier, interrupted run.
+    pkill -f "$XDPT/xdp-trafficgen/xdp-trafficgen" 2>/dev/null || true
+    pkill -f "$XDPT/xdp-bench/xdp-bench" 2>/dev/null || true
     stop_ovs
     ip link del ovs-bgen 2>/dev/null || true
     ip link del ovs-bsink 2>/dev/null || true
