@@ -25,8 +25,8 @@ def median(values):
     return statistics.median(values) if values else math.nan
 
 
-def fmt(v, digits):
-    return "n/a" if math.isnan(v) else f"{v:.{digits}f}"
+def fmt(v, digits, unit=""):
+    return "n/a" if math.isnan(v) else f"{v:.{digits}f}{unit}"
 
 
 def main():
@@ -58,8 +58,8 @@ def main():
             mpps, cpp, n = table[case + (impl,)]
             lines.append(
                 f"| {case[0]} | {case[1]} | {case[2]} | {NAMES[impl]} | "
-                f"{fmt(mpps, 3)} | {fmt(mpps / up_mpps, 2)}x | "
-                f"{fmt(cpp, 0)} | {fmt(cpp / up_cpp, 2)}x | {n} |")
+                f"{fmt(mpps, 3)} | {fmt(mpps / up_mpps, 2, 'x')} | "
+                f"{fmt(cpp, 0)} | {fmt(cpp / up_cpp, 2, 'x')} | {n} |")
     text = "\n".join(lines) + "\n"
     with open(f"{outdir}/results.md", "w") as f:
         f.write(text)

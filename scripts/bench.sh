@@ -7,7 +7,8 @@
 #   generator netns --veth--> port A -> OVS -> port B --veth--> sink netns
 #
 # xdp-trafficgen sends UDP on the generator's veth; the sink drops and
-# counts with xdp-bench's XDP program.  The PMD thread runs on core 1.
+# counts with xdp-bench's XDP program.  The PMD thread runs on core 1,
+# the generator on core 0.
 #   rxdrop: actions=drop; Mpps and cycles/packet from pmd-stats-show.
 #   l2fwd:  in_port=A,actions=output:B; Mpps at the sink, cycles/packet
 #           from pmd-stats-show.
@@ -157,7 +158,8 @@ measure() {
         ovs-ofctl add-flow br0 in_port=ovs-bgen,actions=output:ovs-bsink
     fi
     [ "$flows" -gt 1 ] && args="-d $flows"
-    ip netns exec $GEN_NS "$XDPT/xdp-trafficgen/xdp-trafficgen" udp \
+    ip netns exec $GEN_NS taskset -c 0 \
+        "$XDPT/xdp-trafficgen/xdp-trafficgen" udp \
         -m $SINK_MAC -M $GEN_MAC -s "$size" $args bgen >/dev/null 2>&1 &
     GEN_PID=$!
     sleep 1
