@@ -657,6 +657,21 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     }
 
     n = ring_cons_peek(&xsk->rx, NETDEV_MAX_BURST);
+
+    /* The kernel wrote the packets on another core, and their dp_packets
+     * were last touched when their frames were freed: start fetching both
+     * for the whole batch before initializing the first. */
+    for (uint32_t i = 0; i < n; i++) {
+        const struct xdp_desc *d = &descs[(xsk->rx.cached_cons + i)
+                                          & xsk->rx.mask];
+        uint32_t frame = frame_of(d->addr);
+
+        if (OVS_LIKELY(frame < umem_n_frames)) {
+            OVS_PREFETCH(umem_area + d->addr);
+            OVS_PREFETCH_WRITE(&umem_packets[frame]);
+        }
+    }
+
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *d = &descs[(xsk->rx.cached_cons + i)
                                           & xsk->rx.mask];
