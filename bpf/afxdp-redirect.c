@@ -2,9 +2,14 @@
 /*
  * Copyright (c) 2026 The ovs-afxdp authors.
  *
- * XDP program for afxdp ports: a packet received on queue N goes to the
+ * XDP programs for afxdp ports: a packet received on queue N goes to the
  * AF_XDP socket in slot N of 'xsks_map'; where no socket is bound to that
  * queue, the packet goes on to the kernel's network stack (XDP_PASS).
+ *
+ * afxdp_redirect_hash also asks the device for the hash it computed over
+ * the packet (kernel 6.3 or later, a program bound to the device) and
+ * leaves it for user space in front of the packet (afxdp-prog.h).
+ * User space loads one of the two programs, never both.
  */
 
 #include <linux/bpf.h>
@@ -19,13 +24,50 @@ struct {
     __type(value, __u32);
 } xsks_map SEC(".maps");
 
-SEC("xdp")
-int
-afxdp_redirect(struct xdp_md *ctx)
+/* The kernel's type for the hash's kind; only its size matters here. */
+enum xdp_rss_hash_type {
+    XDP_RSS_TYPE_NONE = 0,
+};
+
+extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
+                                    enum xdp_rss_hash_type *rss_type)
+    __ksym;
+
+static __always_inline int
+redirect(struct xdp_md *ctx)
 {
     /* The lower bits of the flags are the action to take when the lookup
      * fails: an unbound queue passes the packet to the stack. */
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+SEC("xdp")
+int
+afxdp_redirect(struct xdp_md *ctx)
+{
+    return redirect(ctx);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_hash(struct xdp_md *ctx)
+{
+    enum xdp_rss_hash_type type;
+    struct afxdp_rx_meta *meta;
+    __u32 hash;
+
+    if (!bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+        meta = (void *) (long) ctx->data_meta;
+        if ((void *) (meta + 1) <= (void *) (long) ctx->data) {
+            if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &type)) {
+                meta->hash = hash;
+                meta->flags = AFXDP_RX_META_HASH;
+            } else {
+                meta->flags = 0;
+            }
+        }
+    }
+    return redirect(ctx);
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

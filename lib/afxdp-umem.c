@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "bpf/afxdp-prog.h"
 #include "coverage.h"
 #include "dp-packet.h"
 #include "id-pool.h"
@@ -33,6 +34,7 @@
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
 #include "ovs-thread.h"
+#include "packets.h"
 #include "unixctl.h"
 #include "util.h"
 
@@ -40,6 +42,7 @@ VLOG_DEFINE_THIS_MODULE(afxdp_umem);
 
 COVERAGE_DEFINE(afxdp_fill_short);
 COVERAGE_DEFINE(afxdp_rx_invalid);
+COVERAGE_DEFINE(afxdp_rx_runt);
 COVERAGE_DEFINE(afxdp_tx_zero_copy);
 COVERAGE_DEFINE(afxdp_tx_copy);
 COVERAGE_DEFINE(afxdp_tx_ring_full);
@@ -642,10 +645,13 @@ afxdp_xsk_get_stats(const struct afxdp_xsk *xsk, struct xdp_statistics *st)
 
 /* Receives up to NETDEV_MAX_BURST packets from 'xsk' into 'batch', each in
  * the frame it arrived in, and stores in '*qfill' (if nonnull) how many
- * more are waiting.  Returns the number received. */
+ * more are waiting.  If 'rx_meta', the XDP program wrote a struct
+ * afxdp_rx_meta in front of each packet: a valid hash there becomes the
+ * packet's RSS hash.  Adds what it dropped and hashed to '*stats'.  Returns
+ * the number received. */
 int
 afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
-               int *qfill)
+               bool rx_meta, int *qfill, struct afxdp_rx_stats *stats)
 {
     const struct xdp_desc *descs = xsk->rx.descs;
     uint32_t user = pool_user();
@@ -680,12 +686,22 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         struct dp_packet *packet;
 
         if (frame >= umem_n_frames) {
+            /* Not one of our frames: nothing to give back. */
             COVERAGE_INC(afxdp_rx_invalid);
+            stats->invalid++;
             continue;
         }
         xsk_release(frame);
-        if (d->len > AFXDP_FRAME_SIZE - offset) {
+        if (OVS_UNLIKELY(d->len > AFXDP_FRAME_SIZE - offset
+                         || offset < sizeof(struct afxdp_rx_meta))) {
             COVERAGE_INC(afxdp_rx_invalid);
+            stats->invalid++;
+            afxdp_pool_put(umem_pool, user, &frame, 1);
+            continue;
+        }
+        if (OVS_UNLIKELY(d->len < ETH_HEADER_LEN)) {
+            COVERAGE_INC(afxdp_rx_runt);
+            stats->runt++;
             afxdp_pool_put(umem_pool, user, &frame, 1);
             continue;
         }
@@ -694,6 +710,20 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         dp_packet_use_afxdp(packet, umem_area + d->addr, AFXDP_FRAME_SIZE,
                             offset);
         dp_packet_set_size(packet, d->len);
+        if (rx_meta) {
+            struct afxdp_rx_meta *meta
+                = ALIGNED_CAST(struct afxdp_rx_meta *,
+                               umem_area + d->addr - sizeof *meta);
+
+            if (meta->flags == AFXDP_RX_META_HASH) {
+                dp_packet_set_rss_hash(packet, meta->hash);
+                stats->hashed++;
+            }
+            /* The program writes the flags for every packet it steers
+             * here; clearing them keeps a stale value from ever being
+             * taken for a fresh one. */
+            meta->flags = 0;
+        }
         dp_packet_batch_add(batch, packet);
     }
     if (n) {

@@ -107,6 +107,13 @@ struct afxdp_tx_stats {
     uint64_t too_big;           /* Dropped: larger than a frame. */
 };
 
+/* Counters of one afxdp_xsk_recv() call, kept by the caller. */
+struct afxdp_rx_stats {
+    uint32_t runt;              /* Dropped: shorter than an Ethernet header. */
+    uint32_t invalid;           /* Dropped: descriptor outside its frame. */
+    uint32_t hashed;            /* Hash taken from the XDP metadata. */
+};
+
 /* The UMEM. */
 int afxdp_umem_get(char **errp);
 void afxdp_umem_free_packet(struct dp_packet *);
@@ -122,7 +129,7 @@ bool afxdp_xsk_is_zero_copy(const struct afxdp_xsk *);
 int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
 
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
-                   int *qfill);
+                   bool rx_meta, int *qfill, struct afxdp_rx_stats *);
 void afxdp_xsk_send(struct afxdp_xsk *, struct dp_packet_batch *,
                     struct afxdp_tx_stats *);
 

@@ -27,12 +27,28 @@
 #include <unistd.h>
 
 #include "bpf/afxdp-prog.h"
+#include "netlink.h"
+#include "netlink-socket.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
 #include "ovs-thread.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
+
+/* Kernel 6.3 or later; linux/bpf.h may be older. */
+#ifndef BPF_F_XDP_DEV_BOUND_ONLY
+#define BPF_F_XDP_DEV_BOUND_ONLY (1U << 6)
+#endif
+
+/* The kernel's "netdev" generic netlink family (linux/netdev.h, which may
+ * be older than the kernel): the device's XDP RX metadata features. */
+#define AFXDP_NETDEV_FAMILY "netdev"
+#define AFXDP_NETDEV_CMD_DEV_GET 1
+#define AFXDP_NETDEV_A_DEV_IFINDEX 1
+#define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5
+#define AFXDP_NETDEV_XDP_RX_METADATA_HASH 2
 
 /* The object file of bpf/afxdp-redirect.c, compiled by clang at build
  * time. */
@@ -45,6 +61,8 @@ struct afxdp_xdp {
     int map_fd;                 /* 'xsks_map'. */
     int link_fd;                /* Attachment; closing it detaches. */
     uint32_t prog_id;
+    bool rx_hash;               /* The hash program is the one attached. */
+    char *rx_hash_status;       /* "device", "off" or why it is not used. */
 };
 
 /* libbpf explains its failures at its WARN level, and the callers here
@@ -124,10 +142,65 @@ afxdp_xdp_open(const char *path, char **errp)
     return obj;
 }
 
+/* Asks the kernel whether device 'ifindex' hands its RX hash to XDP
+ * programs.  Returns 0 if it does, otherwise a positive errno and the
+ * reason in '*reason' (a static string). */
+static int
+afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
+{
+    static const struct nl_policy policy[] = {
+        [AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES] = {
+            .type = NL_A_U64, .optional = true },
+    };
+    struct nlattr *attrs[ARRAY_SIZE(policy)];
+    struct ofpbuf request, *reply;
+    static int family;          /* Looked up once, by the main thread. */
+    uint64_t features;
+    int error;
+
+    error = nl_lookup_genl_family(AFXDP_NETDEV_FAMILY, &family);
+    if (error) {
+        *reason = "kernel has no netdev netlink family";
+        return error;
+    }
+
+    ofpbuf_init(&request, 0);
+    nl_msg_put_genlmsghdr(&request, 0, family, NLM_F_REQUEST,
+                          AFXDP_NETDEV_CMD_DEV_GET, 1);
+    nl_msg_put_u32(&request, AFXDP_NETDEV_A_DEV_IFINDEX, ifindex);
+    error = nl_transact(NETLINK_GENERIC, &request, &reply);
+    ofpbuf_uninit(&request);
+    if (error) {
+        VLOG_INFO("cannot query the XDP features of device %d (%s)",
+                  ifindex, ovs_strerror(error));
+        *reason = "cannot query the device's XDP features";
+        return error;
+    }
+
+    if (!nl_policy_parse(reply, NLMSG_HDRLEN + GENL_HDRLEN, policy, attrs,
+                         ARRAY_SIZE(policy))
+        || !attrs[AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES]) {
+        *reason = "kernel does not report XDP RX metadata features";
+        error = EOPNOTSUPP;
+    } else {
+        features = nl_attr_get_u64(
+            attrs[AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES]);
+        if (!(features & AFXDP_NETDEV_XDP_RX_METADATA_HASH)) {
+            *reason = "driver does not provide the RX hash to XDP";
+            error = EOPNOTSUPP;
+        }
+    }
+    ofpbuf_delete(reply);
+    return error;
+}
+
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
- * kernel. */
+ * kernel.  In our own object ('path' null) the program is the one named
+ * 'prog_name', bound to device 'ifindex' if that is nonzero; in a user's,
+ * the first XDP program. */
 static int
 afxdp_xdp_load(struct bpf_object *obj, const char *path,
+               const char *prog_name, int ifindex,
                struct bpf_program **progp, int *map_fd, char **errp)
 {
     const char *name = path ? path : "afxdp-redirect";
@@ -136,14 +209,24 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
     int error;
 
     bpf_object__for_each_program (p, obj) {
-        if (bpf_program__type(p) == BPF_PROG_TYPE_XDP) {
+        bool match = (bpf_program__type(p) == BPF_PROG_TYPE_XDP
+                      && !prog
+                      && (path || !strcmp(bpf_program__name(p),
+                                          prog_name)));
+
+        if (match) {
             prog = p;
-            break;
         }
+        bpf_program__set_autoload(p, match);
     }
     if (!prog) {
         *errp = xasprintf("%s has no XDP program", name);
         return EINVAL;
+    }
+    if (!path && ifindex) {
+        bpf_program__set_ifindex(prog, ifindex);
+        bpf_program__set_flags(prog, (bpf_program__flags(prog)
+                                      | BPF_F_XDP_DEV_BOUND_ONLY));
     }
 
     map = bpf_object__find_map_by_name(obj, AFXDP_XSKS_MAP_NAME);
@@ -167,15 +250,19 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
 
 /* Loads the XDP program from the object file 'path' (our own if NULL) and
  * attaches it to 'ifname' (whose index is 'ifindex') in mode 'attach'
- * through a bpf_link.  On success stores it in '*xdpp' and returns 0.  On
- * failure returns a positive errno, stores an explanation in '*errp' (to be
- * freed by the caller), and leaves the interface as it was. */
+ * through a bpf_link.  With our own program, 'rx_hash' asks for the one
+ * that passes the device's RX hash, where the device supports it.  On
+ * success stores it in '*xdpp' and returns 0.  On failure returns a
+ * positive errno, stores an explanation in '*errp' (to be freed by the
+ * caller), and leaves the interface as it was. */
 int
 afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                 enum afxdp_xdp_attach attach, struct afxdp_xdp **xdpp,
-                 char **errp)
+                 enum afxdp_xdp_attach attach, bool rx_hash,
+                 struct afxdp_xdp **xdpp, char **errp)
 {
     LIBBPF_OPTS(bpf_link_create_opts, opts);
+    const char *hash_status = "off";
+    char *hash_error = NULL;
     struct bpf_prog_info info;
     uint32_t info_len = sizeof info;
     struct bpf_program *prog;
@@ -200,13 +287,46 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         return EBUSY;
     }
 
-    obj = afxdp_xdp_open(path, errp);
-    if (!obj) {
-        return EINVAL;
+    if (rx_hash && path) {
+        rx_hash = false;
+        hash_status = "unavailable: xdp-program is set";
+    } else if (rx_hash && attach != AFXDP_XDP_NATIVE) {
+        rx_hash = false;
+        hash_status = "unavailable: generic mode";
+    } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_status)) {
+        rx_hash = false;
     }
-    error = afxdp_xdp_load(obj, path, &prog, &map_fd, errp);
-    if (error) {
-        goto error;
+
+    obj = NULL;
+    if (rx_hash) {
+        /* A kernel or libbpf that cannot load the program bound to the
+         * device gets the plain one. */
+        obj = afxdp_xdp_open(NULL, errp);
+        if (!obj) {
+            return EINVAL;
+        }
+        error = afxdp_xdp_load(obj, NULL, AFXDP_PROG_HASH_NAME, ifindex,
+                               &prog, &map_fd, &hash_error);
+        if (error) {
+            bpf_object__close(obj);
+            obj = NULL;
+            rx_hash = false;
+            hash_status = "unavailable: cannot load the hash program";
+        } else {
+            hash_status = "device";
+        }
+    }
+    if (!obj) {
+        obj = afxdp_xdp_open(path, errp);
+        if (!obj) {
+            free(hash_error);
+            return EINVAL;
+        }
+        error = afxdp_xdp_load(obj, path, AFXDP_PROG_PLAIN_NAME, 0,
+                               &prog, &map_fd, errp);
+        if (error) {
+            goto error;
+        }
     }
 
     opts.flags = (attach == AFXDP_XDP_NATIVE
@@ -228,10 +348,16 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     xdp->map_fd = map_fd;
     xdp->link_fd = fd;
     xdp->prog_id = error ? 0 : info.id;
+    xdp->rx_hash = rx_hash;
+    xdp->rx_hash_status = (hash_error
+                           ? xasprintf("%s (%s)", hash_status, hash_error)
+                           : xstrdup(hash_status));
+    free(hash_error);
     *xdpp = xdp;
     return 0;
 
 error:
+    free(hash_error);
     bpf_object__close(obj);
     return error;
 }
@@ -243,6 +369,7 @@ afxdp_xdp_detach(struct afxdp_xdp *xdp)
     if (xdp) {
         close(xdp->link_fd);
         bpf_object__close(xdp->obj);
+        free(xdp->rx_hash_status);
         free(xdp);
     }
 }
@@ -268,4 +395,20 @@ uint32_t
 afxdp_xdp_prog_id(const struct afxdp_xdp *xdp)
 {
     return xdp->prog_id;
+}
+
+/* Whether the program attached writes the device's RX hash in front of
+ * each packet. */
+bool
+afxdp_xdp_has_rx_hash(const struct afxdp_xdp *xdp)
+{
+    return xdp->rx_hash;
+}
+
+/* "device" if the RX hash comes from the device, "off" if it was not asked
+ * for, otherwise why it is unavailable. */
+const char *
+afxdp_xdp_rx_hash_status(const struct afxdp_xdp *xdp)
+{
+    return xdp->rx_hash_status;
 }

@@ -35,6 +35,16 @@
  * that is already attached to the interface, in any mode, is someone
  * else's: attaching fails with a clear error and leaves it in place.
  *
+ * RX hash
+ * =======
+ *
+ * When asked to, and when the device can (its driver implements the XDP
+ * RX hash kfunc, as the kernel's netdev netlink family reports) and the
+ * program runs in native mode, the built-in program that writes the
+ * device's hash in front of each packet (struct afxdp_rx_meta) is loaded,
+ * bound to the device.  Otherwise the plain one is, and
+ * afxdp_xdp_rx_hash_status() says why.
+ *
  * Thread-safety
  * =============
  *
@@ -51,13 +61,16 @@ enum afxdp_xdp_attach {
 struct afxdp_xdp;
 
 int afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                     enum afxdp_xdp_attach, struct afxdp_xdp **, char **errp);
+                     enum afxdp_xdp_attach, bool rx_hash,
+                     struct afxdp_xdp **, char **errp);
 void afxdp_xdp_detach(struct afxdp_xdp *);
 
 int afxdp_xdp_set_socket(struct afxdp_xdp *, uint32_t queue, int fd);
 void afxdp_xdp_clear_socket(struct afxdp_xdp *, uint32_t queue);
 
 uint32_t afxdp_xdp_prog_id(const struct afxdp_xdp *);
+bool afxdp_xdp_has_rx_hash(const struct afxdp_xdp *);
+const char *afxdp_xdp_rx_hash_status(const struct afxdp_xdp *);
 const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);

@@ -70,6 +70,9 @@ struct afxdp_attempt {
 struct netdev_afxdp_txq {
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         atomic_uint64_t rx_packets;
+        atomic_uint64_t rx_hashed;      /* With the device's RX hash. */
+        atomic_uint64_t rx_runt;        /* Dropped: under 14 bytes. */
+        atomic_uint64_t rx_invalid;     /* Dropped: bad descriptor. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         struct ovs_spin lock;
@@ -87,6 +90,7 @@ struct netdev_afxdp {
     enum afxdp_mode requested_mode;
     char *requested_program;    /* NULL for the built-in program. */
     uint32_t requested_ring_size;
+    bool requested_rx_hash;
 
     /* In effect.  'n_queues' is 0 while the port is not set up, and then
      * 'error' may say why. */
@@ -95,6 +99,8 @@ struct netdev_afxdp {
     enum afxdp_mode mode;
     char *program;
     uint32_t ring_size;
+    bool rx_hash;               /* As requested; see 'rx_meta' for use. */
+    bool rx_meta;               /* The program writes struct afxdp_rx_meta. */
     enum afxdp_xdp_attach attach;
     bool zero_copy;
     struct afxdp_xdp *xdp;
@@ -189,6 +195,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     afxdp->requested_n_rxq = 1;
     afxdp->requested_mode = AFXDP_MODE_BEST_EFFORT;
     afxdp->requested_ring_size = AFXDP_RING_SIZE;
+    afxdp->requested_rx_hash = true;
     atomic_init(&afxdp->tx_unconfigured, 0);
     dev->afxdp = afxdp;
 
@@ -285,8 +292,9 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct netdev_afxdp *afxdp = dev->afxdp;
     const char *name = netdev_get_name(netdev);
-    const char *mode_s, *program;
+    const char *mode_s, *program, *rx_hash_s;
     enum afxdp_mode mode;
+    bool rx_hash;
     int n_rxq, ring_size, dev_n_rxq;
     int error;
 
@@ -321,6 +329,17 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         return EINVAL;
     }
 
+    rx_hash_s = smap_get_def(args, "rx-hash", "true");
+    if (!strcmp(rx_hash_s, "true")) {
+        rx_hash = true;
+    } else if (!strcmp(rx_hash_s, "false")) {
+        rx_hash = false;
+    } else {
+        *errp = xasprintf("%s: invalid rx-hash '%s': expected true or false",
+                          name, rx_hash_s);
+        return EINVAL;
+    }
+
     program = smap_get(args, "xdp-program");
     if (program && !*program) {
         program = NULL;
@@ -349,10 +368,12 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     if (n_rxq != afxdp->requested_n_rxq
         || mode != afxdp->requested_mode
         || ring_size != afxdp->requested_ring_size
+        || rx_hash != afxdp->requested_rx_hash
         || !nullable_string_is_equal(program, afxdp->requested_program)) {
         afxdp->requested_n_rxq = n_rxq;
         afxdp->requested_mode = mode;
         afxdp->requested_ring_size = ring_size;
+        afxdp->requested_rx_hash = rx_hash;
         free(afxdp->requested_program);
         afxdp->requested_program = nullable_xstrdup(program);
         netdev_request_reconfigure(netdev);
@@ -372,6 +393,9 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     smap_add(args, "xdp-mode", afxdp_mode_names[afxdp->requested_mode]);
     smap_add_format(args, "ring-size", "%"PRIu32,
                     afxdp->requested_ring_size);
+    if (!afxdp->requested_rx_hash) {
+        smap_add(args, "rx-hash", "false");
+    }
     if (afxdp->requested_program) {
         smap_add(args, "xdp-program", afxdp->requested_program);
     }
@@ -408,7 +432,8 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, char **errp)
         afxdp->n_queues = n;
 
         error = afxdp_xdp_attach(name, ifindex, afxdp->requested_program,
-                                 attempts[a].attach, &afxdp->xdp, &err);
+                                 attempts[a].attach, afxdp->requested_rx_hash,
+                                 &afxdp->xdp, &err);
         afxdp->zero_copy = true;
         for (int i = 0; !error && i < n; i++) {
             error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
@@ -432,6 +457,8 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, char **errp)
             afxdp->attach = attempts[a].attach;
             afxdp->mode = afxdp->requested_mode;
             afxdp->ring_size = afxdp->requested_ring_size;
+            afxdp->rx_hash = afxdp->requested_rx_hash;
+            afxdp->rx_meta = afxdp_xdp_has_rx_hash(afxdp->xdp);
             afxdp->program = nullable_xstrdup(afxdp->requested_program);
             return 0;
         }
@@ -462,6 +489,7 @@ afxdp_config_current(const struct netdev_afxdp *afxdp)
             && afxdp->n_queues == afxdp->requested_n_rxq
             && afxdp->mode == afxdp->requested_mode
             && afxdp->ring_size == afxdp->requested_ring_size
+            && afxdp->rx_hash == afxdp->requested_rx_hash
             && nullable_string_is_equal(afxdp->program,
                                         afxdp->requested_program));
 }
@@ -551,17 +579,26 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
                       int *qfill)
 {
     struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
+    struct afxdp_rx_stats stats = { 0, 0, 0 };
+    struct netdev_afxdp_txq *q;
     int qid = rxq->queue_id;
     int n;
 
     if (OVS_UNLIKELY(qid >= afxdp->n_queues)) {
         return EAGAIN;
     }
-    n = afxdp_xsk_recv(afxdp->xsks[qid], batch, qfill);
+    q = &afxdp->txqs[qid];
+    n = afxdp_xsk_recv(afxdp->xsks[qid], batch, afxdp->rx_meta, qfill,
+                       &stats);
+    if (OVS_UNLIKELY(stats.runt | stats.invalid)) {
+        counter_add(&q->rx_runt, stats.runt);
+        counter_add(&q->rx_invalid, stats.invalid);
+    }
     if (!n) {
         return EAGAIN;
     }
-    counter_add(&afxdp->txqs[qid].rx_packets, n);
+    counter_add(&q->rx_packets, n);
+    counter_add(&q->rx_hashed, stats.hashed);
     return 0;
 }
 
@@ -623,6 +660,25 @@ afxdp_tx_dropped(const struct netdev_afxdp *afxdp)
     return n;
 }
 
+/* Received packets dropped: by us (runts, bad descriptors) and by the
+ * kernel on the way to the sockets (no free frame, rx ring full). */
+static uint64_t
+afxdp_rx_dropped(const struct netdev_afxdp *afxdp)
+{
+    uint64_t n = 0;
+
+    for (int i = 0; i < afxdp->n_queues; i++) {
+        const struct netdev_afxdp_txq *txq = &afxdp->txqs[i];
+        struct xdp_statistics st;
+
+        n += counter_get(&txq->rx_runt) + counter_get(&txq->rx_invalid);
+        if (!afxdp_xsk_get_stats(afxdp->xsks[i], &st)) {
+            n += st.rx_dropped + st.rx_ring_full;
+        }
+    }
+    return n;
+}
+
 int
 netdev_afxdp_get_stats(const struct netdev *netdev,
                        struct netdev_stats *stats)
@@ -634,6 +690,7 @@ netdev_afxdp_get_stats(const struct netdev *netdev,
     if (!error) {
         ovs_mutex_lock(&dev->mutex);
         stats->tx_dropped += afxdp_tx_dropped(dev->afxdp);
+        stats->rx_dropped += afxdp_rx_dropped(dev->afxdp);
         ovs_mutex_unlock(&dev->mutex);
     }
     return error;
@@ -660,6 +717,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     struct netdev_afxdp *afxdp = dev->afxdp;
     struct afxdp_pool_stats pool;
     uint64_t zc = 0, copied = 0, ring_full = 0, no_frame = 0, too_big = 0;
+    uint64_t hashed = 0, runt = 0, invalid = 0;
     size_t allocated = 0;
     uint32_t n_sockets;
     char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
@@ -686,12 +744,18 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         }
         snprintf(name, sizeof name, "xsk_queue_%d_rx_packets", i);
         add_counter(cs, &allocated, name, counter_get(&txq->rx_packets));
+        hashed += counter_get(&txq->rx_hashed);
+        runt += counter_get(&txq->rx_runt);
+        invalid += counter_get(&txq->rx_invalid);
         zc += counter_get(&txq->zero_copy);
         copied += counter_get(&txq->copied);
         ring_full += counter_get(&txq->ring_full);
         no_frame += counter_get(&txq->no_frame);
         too_big += counter_get(&txq->too_big);
     }
+    add_counter(cs, &allocated, "rx_hash_packets", hashed);
+    add_counter(cs, &allocated, "rx_dropped_runt", runt);
+    add_counter(cs, &allocated, "rx_dropped_invalid", invalid);
     add_counter(cs, &allocated, "tx_zero_copy_packets", zc);
     add_counter(cs, &allocated, "tx_copied_packets", copied);
     add_counter(cs, &allocated, "tx_dropped_ring_full", ring_full);
@@ -732,6 +796,7 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
                         afxdp_xdp_prog_id(afxdp->xdp));
         smap_add(args, "xdp-program",
                  afxdp->program ? afxdp->program : "built-in");
+        smap_add(args, "rx-hash", afxdp_xdp_rx_hash_status(afxdp->xdp));
     } else {
         smap_add(args, "xdp-mode", "unconfigured");
         if (afxdp->error) {
