@@ -1,7 +1,9 @@
 # ovs-afxdp: top-level driver.
 #
 #   make demo     build, then pass traffic through afxdp ports and show stats
-#   make check    build, then run the series' unit tests and check-afxdp
+#   make check    build, then run the series' unit tests and check-afxdp,
+#                 then check-sanitize
+#   make check-sanitize  the series' tests in an ASan + UBSan build
 #   make series   write the series as git format-patch files to build/series
 #   make series-verify   also apply them with git am to 4.0.0 and build
 #   make bench    afxdp against upstream's afxdp, AF_PACKET and DPDK af_xdp
@@ -18,7 +20,8 @@ JOBS ?= 2
 # Extra arguments for the autotest suites, e.g. TESTSUITEFLAGS='-k ping'.
 TESTSUITEFLAGS ?=
 
-.PHONY: all deps assemble build demo check check-unit check-afxdp series \
+.PHONY: all deps assemble build build-sanitize demo check check-unit \
+        check-afxdp check-sanitize series \
         series-verify bench bench-pool sanitize-pool clean distclean
 
 all: build
@@ -35,7 +38,10 @@ build: assemble
 demo: build
 	@bash scripts/demo.sh $(OVS)
 
-check: build
+build-sanitize: assemble
+	@sh scripts/build-sanitize.sh $(OVS) $(BUILD)/asan $(JOBS)
+
+check: build build-sanitize
 	@bash scripts/check.sh $(OVS) all
 
 check-unit: build
@@ -43,6 +49,9 @@ check-unit: build
 
 check-afxdp: build
 	@bash scripts/check.sh $(OVS) afxdp
+
+check-sanitize: build-sanitize
+	@bash scripts/check.sh $(OVS) sanitize
 
 series: assemble
 	@rm -rf $(BUILD)/series

@@ -2,10 +2,14 @@
 # Run the series' tests in the assembled tree and print one summary line
 # "N passed, N failed, N skipped".
 #
-#   check.sh OVS_TREE all     unit tests, then check-afxdp
+#   check.sh OVS_TREE all     unit tests, check-afxdp, then sanitize
 #   check.sh OVS_TREE unit    the OVS testsuite filtered to keyword "afxdp"
 #   check.sh OVS_TREE afxdp   check-afxdp: tests/system-afxdp*.at and
 #                             upstream's tests/system-traffic.at over afxdp
+#   check.sh OVS_TREE sanitize  the series' own unit and system tests in
+#                             build/asan, built with AddressSanitizer and
+#                             UndefinedBehaviorSanitizer (and LeakSanitizer
+#                             on): any report fails the test that caused it
 #
 # TESTSUITEFLAGS from the environment narrow a run (e.g. -k ping).
 set -uo pipefail
@@ -51,6 +55,28 @@ run_afxdp() {
     skip_reasons "$log"
 }
 
+run_sanitize() {
+    local asan=$TOP/build/asan
+    local log=$LOGDIR/sanitize-unit.log
+    echo "== sanitize: unit tests under ASan + UBSan (build/asan)"
+    (cd "$asan/tests" && ASAN_OPTIONS=detect_leaks=1 ./testsuite -C . AUTOTEST_PATH="$asan/utilities:$asan/vswitchd:$asan/ovsdb:$asan/vtep:$asan/tests:$asan/ipsec:$asan" \
+        -j2 -k afxdp ${TESTSUITEFLAGS:-}) 2>&1 | tee "$log"
+    tally "$log"
+    log=$LOGDIR/sanitize-afxdp.log
+    echo "== sanitize: system-afxdp tests under ASan + UBSan (build/asan)"
+    local mounted=no
+    if ! mountpoint -q /sys/fs/bpf; then
+        mount -t bpf bpf /sys/fs/bpf && mounted=yes
+    fi
+    ASAN_OPTIONS=detect_leaks=1 make -s -C "$asan" check-afxdp \
+        TESTSUITEFLAGS="-k afxdp ${TESTSUITEFLAGS:-}" 2>&1 | tee "$log"
+    [ $mounted = yes ] && umount /sys/fs/bpf
+    tally "$log"
+    if grep -l . "$asan"/tests/*testsuite.dir/*/sanitizers.* 2>/dev/null; then
+        echo "sanitize: reports above"
+    fi
+}
+
 # One line per skipped test: its title and why.  For a test listed in
 # tests/system-afxdp-skip.txt, the reason given there; for the others, the
 # check that skipped it, as written at the line autotest reports.
@@ -74,9 +100,10 @@ skip_reasons() {
 }
 
 case $what in
-all) run_unit; run_afxdp ;;
+all) run_unit; run_afxdp; run_sanitize ;;
 unit) run_unit ;;
 afxdp) run_afxdp ;;
+sanitize) run_sanitize ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac
 
