@@ -7,6 +7,7 @@
 #   make series   write the series as git format-patch files to build/series
 #   make series-verify   also apply them with git am to 4.0.0 and build
 #   make bench    afxdp against upstream's afxdp, AF_PACKET and DPDK af_xdp
+#   make bench-rxhash    afxdp with and without the device's RX hash
 #   make bench-pool      the frame pool's benchmark against locked stacks
 #   make sanitize-pool   the pool's checks under TSan and ASan + UBSan
 #
@@ -22,7 +23,8 @@ TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
         check-afxdp check-sanitize series \
-        series-verify bench bench-pool sanitize-pool clean distclean
+        series-verify bench bench-rxhash bench-pool sanitize-pool clean \
+        distclean
 
 all: build
 
@@ -63,6 +65,13 @@ series-verify: series
 
 bench: build
 	@bash scripts/bench.sh
+
+# The RX hash from XDP metadata against OVS's software hash, on traffic
+# for which veth has a hash.
+bench-rxhash: build
+	@BENCH_IMPLS="afxdp afxdp-nohash" \
+	 BENCH_CASES="rxdrop:1000:64:skb l2fwd:1000:64:skb rxdrop:1:64:skb" \
+	 bash scripts/bench.sh
 
 bench-pool: build
 	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2

@@ -52,9 +52,11 @@ SEC("xdp")
 int
 afxdp_redirect_hash(struct xdp_md *ctx)
 {
-    enum xdp_rss_hash_type type;
+    /* Initialized: without CAP_PERFMON the verifier refuses to pass
+     * uninitialized stack to a kernel function. */
+    enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
     struct afxdp_rx_meta *meta;
-    __u32 hash;
+    __u32 hash = 0;
 
     if (!bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
         meta = (void *) (long) ctx->data_meta;

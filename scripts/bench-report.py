@@ -11,9 +11,10 @@ import math
 import statistics
 import sys
 
-ORDER = ["afxdp", "upstream", "system", "dpdk"]
+ORDER = ["afxdp", "afxdp-nohash", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
+    "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "upstream": "upstream afxdp",
     "system": "type=system (AF_PACKET)",
     "dpdk": "OVS 3.1 + DPDK net_af_xdp",

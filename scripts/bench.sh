@@ -14,7 +14,14 @@
 #           from pmd-stats-show.
 #
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
-# (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk").
+# (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
+# "afxdp-nohash": this series with options:rx-hash=false), BENCH_CASES
+# (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default).
+#
+# Generators: "xdp" is xdp-trafficgen, which transmits XDP frames that veth
+# hands on without an skb, so veth has no RX hash for them; "skb" is
+# tests/afxdp-traffic.py sending 64-byte frames through an AF_PACKET socket
+# (a few hundred thousand per second), for which veth provides the hash.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -111,6 +118,10 @@ start_ovs() {
     case $impl in
     afxdp) vswitchd=$OVS/vswitchd/ovs-vswitchd
            schema=$OVS/vswitchd/vswitch.ovsschema ;;
+    afxdp-nohash)
+           vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema
+           extra="options:rx-hash=false" ;;
     upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
               schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
     system) vswitchd=$OVS/vswitchd/ovs-vswitchd
@@ -143,13 +154,15 @@ start_ovs() {
         if [ $type = dpdk ]; then
             extra="options:dpdk-devargs=net_af_xdp_$p,iface=$p,start_queue=0,queue_count=1"
         fi
+        # shellcheck disable=SC2086
         ovs-vsctl add-port br0 $p -- set interface $p type=$type $extra
     done
 }
 
-# measure IMPL TEST FLOWS SIZE: prints "Mpps cycles/packet", or "nan nan".
+# measure IMPL TEST FLOWS SIZE GEN: prints "Mpps cycles/packet", or
+# "nan nan".
 measure() {
-    local impl=$1 test=$2 flows=$3 size=$4 args="" before after stats
+    local impl=$1 test=$2 flows=$3 size=$4 gen=$5 args="" before after stats
     local rate cpp poller="core_id 1:" t0 t1 secs
     ovs-ofctl del-flows br0
     if [ "$test" = rxdrop ]; then
@@ -158,9 +171,15 @@ measure() {
         ovs-ofctl add-flow br0 in_port=ovs-bgen,actions=output:ovs-bsink
     fi
     [ "$flows" -gt 1 ] && args="-d $flows"
-    ip netns exec $GEN_NS taskset -c 0 \
-        "$XDPT/xdp-trafficgen/xdp-trafficgen" udp \
-        -m $SINK_MAC -M $GEN_MAC -s "$size" $args bgen >/dev/null 2>&1 &
+    if [ "$gen" = skb ]; then
+        ip netns exec $GEN_NS taskset -c 0 /usr/bin/python3 \
+            "$TOP/tests/afxdp-traffic.py" bgen $SINK_MAC flood 3600 "$flows" \
+            >/dev/null 2>&1 &
+    else
+        ip netns exec $GEN_NS taskset -c 0 \
+            "$XDPT/xdp-trafficgen/xdp-trafficgen" udp \
+            -m $SINK_MAC -M $GEN_MAC -s "$size" $args bgen >/dev/null 2>&1 &
+    fi
     GEN_PID=$!
     sleep 1
     ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null
@@ -171,7 +190,9 @@ measure() {
     stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show)
     t1=$(date +%s.%N)
     secs=$(python3 -c "print($t1 - $t0)")
-    printf '%s\n' "$stats" > "$OUT/pmd-stats-$impl-$test-$flows-$size.txt"
+    printf '%s\n' "$stats" > "$OUT/pmd-stats-$impl-$test-$flows-$size-$gen.txt"
+    ovs-vsctl get interface ovs-bgen status:rx-hash \
+        > "$OUT/rx-hash-$impl-$test-$flows-$size-$gen.txt" 2>&1 || true
     kill $GEN_PID 2>/dev/null || true
     wait $GEN_PID 2>/dev/null || true
     GEN_PID=""
@@ -206,19 +227,22 @@ cleanup
 topology
 for r in $(seq "$REPEATS"); do
     for c in $CASES; do
-        IFS=: read -r test flows size <<< "$c"
+        IFS=: read -r test flows size gen <<< "$c"
+        gen=${gen:-xdp}
+        label=$test
+        [ "$gen" = skb ] && label=$test-skb
         for impl in $IMPLS; do
             if ! start_ovs "$impl" > "$OUT/start-$impl.log" 2>&1; then
                 log "bench: $impl did not start (see $OUT/start-$impl.log)"
-                echo "$impl $test $flows $size nan nan" >> "$results"
+                echo "$impl $label $flows $size nan nan" >> "$results"
                 stop_ovs
                 continue
             fi
-            m=$(measure "$impl" "$test" "$flows" "$size")
+            m=$(measure "$impl" "$test" "$flows" "$size" "$gen")
             cp "$SANDBOX/ovs-vswitchd.log" "$OUT/vswitchd-$impl.log"
             stop_ovs
-            log "run $r: $impl $test flows=$flows size=$size: $m"
-            echo "$impl $test $flows $size $m" >> "$results"
+            log "run $r: $impl $test flows=$flows size=$size gen=$gen: $m"
+            echo "$impl $label $flows $size $m" >> "$results"
         done
     done
 done
