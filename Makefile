@@ -69,7 +69,7 @@ bench: build
 # The RX hash from XDP metadata against OVS's software hash, on traffic
 # for which veth has a hash.
 bench-rxhash: build
-	@BENCH_IMPLS="afxdp afxdp-nohash" \
+	@BENCH_IMPLS="afxdp afxdp-nohash" BENCH_SKB_RATE=400000 \
 	 BENCH_CASES="rxdrop:1000:64:skb l2fwd:1000:64:skb rxdrop:1:64:skb" \
 	 bash scripts/bench.sh
 

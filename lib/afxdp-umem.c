@@ -675,6 +675,11 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         if (OVS_LIKELY(frame < umem_n_frames)) {
             OVS_PREFETCH(umem_area + d->addr);
             OVS_PREFETCH_WRITE(&umem_packets[frame]);
+            if (rx_meta) {
+                /* Usually the cache line before the packet's first. */
+                OVS_PREFETCH_WRITE(umem_area + d->addr
+                                   - sizeof(struct afxdp_rx_meta));
+            }
         }
     }
 

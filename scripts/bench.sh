@@ -16,12 +16,16 @@
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
 # (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
 # "afxdp-nohash": this series with options:rx-hash=false), BENCH_CASES
-# (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default).
+# (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
+# "skb" generator's packets per second, 0 for as fast as it can),
+# BENCH_PERF (if set, "perf record" of the PMD's core during each
+# measurement, in build/bench/perf-*.data).
 #
 # Generators: "xdp" is xdp-trafficgen, which transmits XDP frames that veth
 # hands on without an skb, so veth has no RX hash for them; "skb" is
-# tests/afxdp-traffic.py sending 64-byte frames through an AF_PACKET socket
-# (a few hundred thousand per second), for which veth provides the hash.
+# scripts/bench-afpacket-gen.c sending 64-byte frames through an AF_PACKET
+# socket (under a million per second here), for which veth provides the
+# hash.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -172,8 +176,8 @@ measure() {
     fi
     [ "$flows" -gt 1 ] && args="-d $flows"
     if [ "$gen" = skb ]; then
-        ip netns exec $GEN_NS taskset -c 0 /usr/bin/python3 \
-            "$TOP/tests/afxdp-traffic.py" bgen $SINK_MAC flood 3600 "$flows" \
+        ip netns exec $GEN_NS taskset -c 0 "$OUT/afpacket-gen" \
+            bgen $SINK_MAC "$flows" 3600 "${BENCH_SKB_RATE:-0}" \
             >/dev/null 2>&1 &
     else
         ip netns exec $GEN_NS taskset -c 0 \
@@ -185,7 +189,13 @@ measure() {
     ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null
     t0=$(date +%s.%N)
     before=$(sink_packets)
-    sleep "$SECS"
+    if [ -n "${BENCH_PERF:-}" ]; then
+        # A profile of the PMD's core while it measures.
+        perf record -q -C 1 -o "$OUT/perf-$impl-$test-$flows-$size-$gen.data" \
+            -- sleep "$SECS" >/dev/null 2>&1
+    else
+        sleep "$SECS"
+    fi
     after=$(sink_packets)
     stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show)
     t1=$(date +%s.%N)
@@ -220,6 +230,9 @@ measure() {
     fi
     echo "${rate:-nan} ${cpp:-nan}"
 }
+
+mkdir -p "$OUT"
+gcc -O2 -Wall -o "$OUT/afpacket-gen" "$TOP/scripts/bench-afpacket-gen.c"
 
 results=$OUT/results.txt
 : > "$results"
