@@ -265,10 +265,10 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     char *hash_error = NULL;
     struct bpf_prog_info info;
     uint32_t info_len = sizeof info;
-    struct bpf_program *prog;
+    struct bpf_program *prog = NULL;
     struct bpf_object *obj;
     uint32_t prog_id;
-    int map_fd, fd;
+    int map_fd = -1, fd = -1;
     int error;
 
     afxdp_xdp_init();
@@ -297,10 +297,11 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         rx_hash = false;
     }
 
-    obj = NULL;
+    opts.flags = (attach == AFXDP_XDP_NATIVE
+                  ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
     if (rx_hash) {
-        /* A kernel or libbpf that cannot load the program bound to the
-         * device gets the plain one. */
+        /* A kernel or libbpf that cannot load or attach the program bound
+         * to the device gets the plain one. */
         obj = afxdp_xdp_open(NULL, errp);
         if (!obj) {
             return EINVAL;
@@ -308,15 +309,24 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         error = afxdp_xdp_load(obj, NULL, AFXDP_PROG_HASH_NAME, ifindex,
                                &prog, &map_fd, &hash_error);
         if (error) {
-            bpf_object__close(obj);
-            obj = NULL;
-            rx_hash = false;
             hash_status = "unavailable: cannot load the hash program";
         } else {
-            hash_status = "device";
+            fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP,
+                                 &opts);
+            if (fd < 0) {
+                error = -fd;
+                hash_status = "unavailable: cannot attach the hash program";
+                hash_error = xstrdup(ovs_strerror(error));
+            } else {
+                hash_status = "device";
+            }
+        }
+        if (error) {
+            bpf_object__close(obj);
+            rx_hash = false;
         }
     }
-    if (!obj) {
+    if (!rx_hash) {
         obj = afxdp_xdp_open(path, errp);
         if (!obj) {
             free(hash_error);
@@ -327,17 +337,14 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         if (error) {
             goto error;
         }
-    }
-
-    opts.flags = (attach == AFXDP_XDP_NATIVE
-                  ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
-    fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP, &opts);
-    if (fd < 0) {
-        error = -fd;
-        *errp = xasprintf("cannot attach XDP program to %s in %s mode (%s)",
-                          ifname, afxdp_xdp_attach_name(attach),
-                          ovs_strerror(error));
-        goto error;
+        fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP, &opts);
+        if (fd < 0) {
+            error = -fd;
+            *errp = xasprintf("cannot attach XDP program to %s in %s mode "
+                              "(%s)", ifname, afxdp_xdp_attach_name(attach),
+                              ovs_strerror(error));
+            goto error;
+        }
     }
 
     memset(&info, 0, sizeof info);
