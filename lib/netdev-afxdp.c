@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <net/if.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -153,6 +154,24 @@ afxdp_attempts(enum afxdp_mode mode, struct afxdp_attempt attempts[2])
     OVS_NOT_REACHED();
 }
 
+/* Returns the MTU of device 'name', or 0 if unknown. */
+static int
+afxdp_device_mtu(const char *name)
+{
+    char *path = xasprintf("%s/%s/mtu", "/sys/class/net", name);
+    FILE *stream = fopen(path, "r");
+    int mtu = 0;
+
+    free(path);
+    if (stream) {
+        if (fscanf(stream, "%d", &mtu) != 1) {
+            mtu = 0;
+        }
+        fclose(stream);
+    }
+    return mtu;
+}
+
 /* Returns the number of receive queues of device 'name', or 0 if unknown. */
 static int
 afxdp_device_n_rxq(const char *name)
@@ -249,16 +268,23 @@ netdev_afxdp_destruct(struct netdev *netdev)
     netdev_linux_destruct(netdev);
 }
 
+/* Called by netdev-linux, under the netdev_linux mutex, before it sets the
+ * device's MTU to 'mtu'.  Returns EINVAL if a frame cannot carry it. */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
 
     if (mtu > AFXDP_MAX_MTU) {
         VLOG_WARN_RL(&rl, "%s: MTU %d is larger than the %d bytes an AF_XDP "
                      "frame carries", netdev_get_name(netdev), mtu,
                      AFXDP_MAX_MTU);
         return EINVAL;
+    }
+    if (!afxdp->n_queues && afxdp->error) {
+        /* Not set up, perhaps for the device's MTU: try again. */
+        netdev_request_reconfigure(CONST_CAST(struct netdev *, netdev));
     }
     return 0;
 }
@@ -413,12 +439,20 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, char **errp)
     int n = afxdp->requested_n_rxq;
     int ifindex = if_nametoindex(name);
     int error = 0;
+    int mtu;
 
     if (!ifindex) {
         error = errno;
         *errp = xasprintf("%s: no such interface (%s)", name,
                           ovs_strerror(error));
         return error;
+    }
+    mtu = afxdp_device_mtu(name);
+    if (mtu > AFXDP_MAX_MTU) {
+        *errp = xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
+                          "frame carries; lower it, e.g. with mtu_request",
+                          name, mtu, AFXDP_MAX_MTU);
+        return EINVAL;
     }
 
     for (size_t a = 0; a < n_attempts; a++) {
