@@ -698,7 +698,8 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         }
         xsk_release(frame);
         if (OVS_UNLIKELY(d->len > AFXDP_FRAME_SIZE - offset
-                         || offset < sizeof(struct afxdp_rx_meta))) {
+                         || (rx_meta
+                             && offset < sizeof(struct afxdp_rx_meta)))) {
             COVERAGE_INC(afxdp_rx_invalid);
             stats->invalid++;
             afxdp_pool_put(umem_pool, user, &frame, 1);

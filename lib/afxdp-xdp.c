@@ -248,6 +248,57 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
     return 0;
 }
 
+/* Opens the object file 'path' (our own if NULL), loads its program
+ * 'prog_name' (see afxdp_xdp_load()) and attaches it to 'ifname' (index
+ * 'ifindex') in mode 'attach' through a bpf_link.  On success stores the
+ * object, the XSKMAP's and the link's fds and the program's id (0 if
+ * unknown), and returns 0; on failure returns
+ * a positive errno with an explanation in '*errp', having released
+ * everything. */
+static int
+afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
+                  const char *prog_name, bool bind_to_device,
+                  enum afxdp_xdp_attach attach, struct bpf_object **objp,
+                  int *map_fd, int *link_fd, uint32_t *prog_id, char **errp)
+{
+    LIBBPF_OPTS(bpf_link_create_opts, opts);
+    struct bpf_prog_info info;
+    uint32_t info_len = sizeof info;
+    struct bpf_program *prog;
+    struct bpf_object *obj;
+    int error;
+
+    obj = afxdp_xdp_open(path, errp);
+    if (!obj) {
+        return EINVAL;
+    }
+    error = afxdp_xdp_load(obj, path, prog_name,
+                           bind_to_device ? ifindex : 0, &prog, map_fd, errp);
+    if (!error) {
+        opts.flags = (attach == AFXDP_XDP_NATIVE
+                      ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
+        *link_fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP,
+                                   &opts);
+        if (*link_fd < 0) {
+            error = -*link_fd;
+            *errp = xasprintf("cannot attach XDP program to %s in %s mode "
+                              "(%s)", ifname, afxdp_xdp_attach_name(attach),
+                              ovs_strerror(error));
+        }
+    }
+    if (error) {
+        bpf_object__close(obj);
+        return error;
+    }
+
+    memset(&info, 0, sizeof info);
+    *prog_id = (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info,
+                                       &info_len)
+                ? 0 : info.id);
+    *objp = obj;
+    return 0;
+}
+
 /* Loads the XDP program from the object file 'path' (our own if NULL) and
  * attaches it to 'ifname' (whose index is 'ifindex') in mode 'attach'
  * through a bpf_link.  With our own program, 'rx_hash' asks for the one
@@ -260,15 +311,11 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                  enum afxdp_xdp_attach attach, bool rx_hash,
                  struct afxdp_xdp **xdpp, char **errp)
 {
-    LIBBPF_OPTS(bpf_link_create_opts, opts);
     const char *hash_status = "off";
     char *hash_error = NULL;
-    struct bpf_prog_info info;
-    uint32_t info_len = sizeof info;
-    struct bpf_program *prog = NULL;
     struct bpf_object *obj;
+    int map_fd, link_fd;
     uint32_t prog_id;
-    int map_fd = -1, fd = -1;
     int error;
 
     afxdp_xdp_init();
@@ -297,76 +344,40 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         rx_hash = false;
     }
 
-    opts.flags = (attach == AFXDP_XDP_NATIVE
-                  ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
     if (rx_hash) {
         /* A kernel or libbpf that cannot load or attach the program bound
          * to the device gets the plain one. */
-        obj = afxdp_xdp_open(NULL, errp);
-        if (!obj) {
-            return EINVAL;
-        }
-        error = afxdp_xdp_load(obj, NULL, AFXDP_PROG_HASH_NAME, ifindex,
-                               &prog, &map_fd, &hash_error);
-        if (error) {
-            hash_status = "unavailable: cannot load the hash program";
-        } else {
-            fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP,
-                                 &opts);
-            if (fd < 0) {
-                error = -fd;
-                hash_status = "unavailable: cannot attach the hash program";
-                hash_error = xstrdup(ovs_strerror(error));
-            } else {
-                hash_status = "device";
-            }
-        }
-        if (error) {
-            bpf_object__close(obj);
+        if (afxdp_xdp_install(ifname, ifindex, NULL, AFXDP_PROG_HASH_NAME,
+                              true, attach, &obj, &map_fd, &link_fd,
+                              &prog_id, &hash_error)) {
             rx_hash = false;
+            hash_status = "unavailable";
+        } else {
+            hash_status = "device";
         }
     }
     if (!rx_hash) {
-        obj = afxdp_xdp_open(path, errp);
-        if (!obj) {
-            free(hash_error);
-            return EINVAL;
-        }
-        error = afxdp_xdp_load(obj, path, AFXDP_PROG_PLAIN_NAME, 0,
-                               &prog, &map_fd, errp);
+        error = afxdp_xdp_install(ifname, ifindex, path,
+                                  AFXDP_PROG_PLAIN_NAME, false, attach,
+                                  &obj, &map_fd, &link_fd, &prog_id, errp);
         if (error) {
-            goto error;
-        }
-        fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP, &opts);
-        if (fd < 0) {
-            error = -fd;
-            *errp = xasprintf("cannot attach XDP program to %s in %s mode "
-                              "(%s)", ifname, afxdp_xdp_attach_name(attach),
-                              ovs_strerror(error));
-            goto error;
+            free(hash_error);
+            return error;
         }
     }
-
-    memset(&info, 0, sizeof info);
-    error = bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &info_len);
 
     struct afxdp_xdp *xdp = xzalloc(sizeof *xdp);
     xdp->obj = obj;
     xdp->map_fd = map_fd;
-    xdp->link_fd = fd;
-    xdp->prog_id = error ? 0 : info.id;
+    xdp->link_fd = link_fd;
+    xdp->prog_id = prog_id;
     xdp->rx_hash = rx_hash;
     xdp->rx_hash_status = (hash_error
-                           ? xasprintf("%s (%s)", hash_status, hash_error)
+                           ? xasprintf("%s: %s", hash_status, hash_error)
                            : xstrdup(hash_status));
     free(hash_error);
     *xdpp = xdp;
     return 0;
-
-error:
-    free(hash_error);
-    bpf_object__close(obj);
-    return error;
 }
 
 /* Detaches and unloads the program.  The XSKMAP goes with it. */

@@ -22,7 +22,6 @@
 #include <errno.h>
 #include <linux/if_xdp.h>
 #include <net/if.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -152,24 +151,6 @@ afxdp_attempts(enum afxdp_mode mode, struct afxdp_attempt attempts[2])
         return 1;
     }
     OVS_NOT_REACHED();
-}
-
-/* Returns the MTU of device 'name', or 0 if unknown. */
-static int
-afxdp_device_mtu(const char *name)
-{
-    char *path = xasprintf("%s/%s/mtu", "/sys/class/net", name);
-    FILE *stream = fopen(path, "r");
-    int mtu = 0;
-
-    free(path);
-    if (stream) {
-        if (fscanf(stream, "%d", &mtu) != 1) {
-            mtu = 0;
-        }
-        fclose(stream);
-    }
-    return mtu;
 }
 
 /* Returns the number of receive queues of device 'name', or 0 if unknown. */
@@ -429,17 +410,18 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
-/* Sets 'afxdp' up as requested, one attempt after another.  Returns 0 or a
- * positive errno with an explanation in '*errp'. */
+/* Sets 'afxdp' up as requested, one attempt after another, on a device
+ * whose MTU is 'mtu'.  Returns 0 or a positive errno with an explanation in
+ * '*errp'. */
 static int
-afxdp_setup(struct netdev_afxdp *afxdp, const char *name, char **errp)
+afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
+            char **errp)
 {
     struct afxdp_attempt attempts[2];
     size_t n_attempts = afxdp_attempts(afxdp->requested_mode, attempts);
     int n = afxdp->requested_n_rxq;
     int ifindex = if_nametoindex(name);
     int error = 0;
-    int mtu;
 
     if (!ifindex) {
         error = errno;
@@ -447,7 +429,6 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, char **errp)
                           ovs_strerror(error));
         return error;
     }
-    mtu = afxdp_device_mtu(name);
     if (mtu > AFXDP_MAX_MTU) {
         *errp = xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
                           "frame carries; lower it, e.g. with mtu_request",
@@ -535,6 +516,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     struct netdev_afxdp *afxdp = dev->afxdp;
     char *err = NULL;
     int error = 0;
+    int mtu;
 
     ovs_mutex_lock(&dev->mutex);
     if (afxdp_config_current(afxdp)) {
@@ -544,7 +526,10 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     afxdp_teardown(afxdp);
     free(afxdp->error);
     afxdp->error = NULL;
-    error = afxdp_setup(afxdp, netdev_get_name(netdev), &err);
+    if (netdev_linux_get_mtu__(dev, &mtu)) {
+        mtu = 0;                /* Unknown: the attach will tell. */
+    }
+    error = afxdp_setup(afxdp, netdev_get_name(netdev), mtu, &err);
     if (error) {
         /* The port stays, unconfigured: it receives nothing and counts
          * what it is asked to send as dropped, until its configuration

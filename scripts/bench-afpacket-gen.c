@@ -40,6 +40,10 @@
 
 #define FRAME_LEN 60
 #define BURST 64
+#define MAX_FLOWS 65535
+
+/* One frame per flow. */
+static uint8_t frames[MAX_FLOWS * FRAME_LEN];
 
 static uint16_t
 ip_checksum(const uint8_t *p, size_t n)
@@ -88,14 +92,15 @@ main(int argc, char *argv[])
     struct mmsghdr msgs[BURST];
     struct iovec iov[BURST];
     unsigned int mac[6];
-    uint8_t dst[6], *frames;
+    uint8_t dst[6];
     int flows, one = 1, fd;
     double seconds, rate, start_ns;
     uint64_t sent = 0;
     struct timespec now, end;
 
-    if ((argc != 5 && argc != 6) || sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1],
-                            &mac[2], &mac[3], &mac[4], &mac[5]) != 6) {
+    if ((argc != 5 && argc != 6)
+        || sscanf(argv[2], "%x:%x:%x:%x:%x:%x", &mac[0], &mac[1], &mac[2],
+                  &mac[3], &mac[4], &mac[5]) != 6) {
         fprintf(stderr, "usage: %s IFACE DST-MAC FLOWS SECONDS [RATE]\n",
                 argv[0]);
         return 2;
@@ -106,7 +111,7 @@ main(int argc, char *argv[])
     flows = atoi(argv[3]);
     seconds = atof(argv[4]);
     rate = argc == 6 ? atof(argv[5]) : 0;
-    if (flows < 1 || flows > 65535 || seconds <= 0) {
+    if (flows < 1 || flows > MAX_FLOWS || seconds <= 0) {
         fprintf(stderr, "%s: bad FLOWS or SECONDS\n", argv[0]);
         return 2;
     }
@@ -126,7 +131,6 @@ main(int argc, char *argv[])
         return 1;
     }
 
-    frames = malloc((size_t) flows * FRAME_LEN);
     for (int i = 0; i < flows; i++) {
         build_frame(frames + (size_t) i * FRAME_LEN, dst, 1 + i);
     }

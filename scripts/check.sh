@@ -32,49 +32,48 @@ tally() {
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
 }
 
-run_unit() {
-    local log=$LOGDIR/unit.log
-    echo "== unit tests (testsuite -k afxdp)"
-    (cd "$OVS/tests" && ./testsuite -C . AUTOTEST_PATH="$OVS/utilities:$OVS/vswitchd:$OVS/ovsdb:$OVS/vtep:$OVS/tests:$OVS/ipsec:$OVS" \
+# unit_tests TREE LOGNAME: OVS's testsuite in TREE, keyword afxdp.
+unit_tests() {
+    local tree=$1 log=$LOGDIR/$2.log
+    (cd "$tree/tests" && ./testsuite -C . AUTOTEST_PATH="$tree/utilities:$tree/vswitchd:$tree/ovsdb:$tree/vtep:$tree/tests:$tree/ipsec:$tree" \
         -j2 -k afxdp ${TESTSUITEFLAGS:-}) 2>&1 | tee "$log"
     tally "$log"
 }
 
-run_afxdp() {
-    local log=$LOGDIR/afxdp.log
-    echo "== check-afxdp (system-afxdp and system-traffic over afxdp ports)"
+# system_tests TREE LOGNAME [FLAGS]: make check-afxdp in TREE.
+system_tests() {
+    local tree=$1 log=$LOGDIR/$2.log flags=${3:-}
     # bpffs is where libbpf and libxdp look for pinned objects.
     local mounted=no
     if ! mountpoint -q /sys/fs/bpf; then
         mount -t bpf bpf /sys/fs/bpf && mounted=yes
     fi
-    make -s -C "$OVS" check-afxdp TESTSUITEFLAGS="${TESTSUITEFLAGS:-}" \
+    make -s -C "$tree" check-afxdp TESTSUITEFLAGS="$flags ${TESTSUITEFLAGS:-}" \
         2>&1 | tee "$log"
     [ $mounted = yes ] && umount /sys/fs/bpf
     tally "$log"
-    skip_reasons "$log"
 }
 
+run_unit() {
+    echo "== unit tests (testsuite -k afxdp)"
+    unit_tests "$OVS" unit
+}
+
+run_afxdp() {
+    echo "== check-afxdp (system-afxdp and system-traffic over afxdp ports)"
+    system_tests "$OVS" afxdp
+    skip_reasons "$LOGDIR/afxdp.log"
+}
+
+# Under the sanitizers, only the series' own system tests: keyword afxdp.
+# LeakSanitizer too: OVS's atlocal turns it off unless asked.
 run_sanitize() {
-    local asan=$TOP/build/asan
-    local log=$LOGDIR/sanitize-unit.log
+    export ASAN_OPTIONS=detect_leaks=1
     echo "== sanitize: unit tests under ASan + UBSan (build/asan)"
-    (cd "$asan/tests" && ASAN_OPTIONS=detect_leaks=1 ./testsuite -C . AUTOTEST_PATH="$asan/utilities:$asan/vswitchd:$asan/ovsdb:$asan/vtep:$asan/tests:$asan/ipsec:$asan" \
-        -j2 -k afxdp ${TESTSUITEFLAGS:-}) 2>&1 | tee "$log"
-    tally "$log"
-    log=$LOGDIR/sanitize-afxdp.log
+    unit_tests "$TOP/build/asan" sanitize-unit
     echo "== sanitize: system-afxdp tests under ASan + UBSan (build/asan)"
-    local mounted=no
-    if ! mountpoint -q /sys/fs/bpf; then
-        mount -t bpf bpf /sys/fs/bpf && mounted=yes
-    fi
-    ASAN_OPTIONS=detect_leaks=1 make -s -C "$asan" check-afxdp \
-        TESTSUITEFLAGS="-k afxdp ${TESTSUITEFLAGS:-}" 2>&1 | tee "$log"
-    [ $mounted = yes ] && umount /sys/fs/bpf
-    tally "$log"
-    if grep -l . "$asan"/tests/*testsuite.dir/*/sanitizers.* 2>/dev/null; then
-        echo "sanitize: reports above"
-    fi
+    system_tests "$TOP/build/asan" sanitize-afxdp "-k afxdp"
+    unset ASAN_OPTIONS
 }
 
 # One line per skipped test: its title and why.  For a test listed in
