@@ -34,4 +34,42 @@ struct afxdp_rx_meta {
 };
 #define AFXDP_RX_META_HASH 0x68736801u
 
+/* XDP transmit
+ * ============
+ *
+ * The plain program also sends packets for user space: run through
+ * BPF_PROG_RUN with live frames, it fills each frame it is given from a
+ * slot of 'xmit_slots' and redirects it to the slot's interface, so that
+ * the packet leaves through the driver's XDP transmit path.  User space
+ * tells such a run from a packet received on an interface by the metadata
+ * it puts in front of the frame (struct afxdp_xmit_meta) and by the
+ * interface, which is the loopback device in a BPF_PROG_RUN.
+ *
+ * Queue Q of a port owns slots [Q * AFXDP_XMIT_BURST, (Q + 1) *
+ * AFXDP_XMIT_BURST) and entry Q of 'xmit_ctl', whose 'next' user space sets
+ * to the queue's first slot before each run. */
+#define AFXDP_XMIT_SLOTS_NAME "xmit_slots"
+#define AFXDP_XMIT_CTL_NAME "xmit_ctl"
+#define AFXDP_XMIT_BURST 32
+#define AFXDP_XMIT_MAX 3072     /* Largest packet a slot holds. */
+#define AFXDP_XMIT_MAGIC 0x786d6974u
+
+struct afxdp_xmit_meta {
+    __u32 magic;                /* AFXDP_XMIT_MAGIC. */
+    __u32 queue;
+};
+
+struct afxdp_xmit_slot {
+    __u32 len;
+    __u32 ifindex;
+    __u8 data[AFXDP_XMIT_MAX];
+};
+
+struct afxdp_xmit_ctl {
+    __u32 next;                 /* Slot for the next frame of this run. */
+    __u32 sent;                 /* Frames redirected, ever. */
+    __u32 invalid;              /* Frames dropped: bad slot, ever. */
+    __u32 pad[13];              /* One cache line per queue. */
+};
+
 #endif /* afxdp-prog.h */

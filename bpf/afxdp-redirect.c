@@ -10,6 +10,9 @@
  * the packet (kernel 6.3 or later, a program bound to the device) and
  * leaves it for user space in front of the packet (afxdp-prog.h).
  * User space loads one of the two programs, never both.
+ *
+ * afxdp_redirect also transmits for user space (afxdp-prog.h, "XDP
+ * transmit"); a device-bound program cannot be run that way.
  */
 
 #include <linux/bpf.h>
@@ -23,6 +26,27 @@ struct {
     __type(key, __u32);
     __type(value, __u32);
 } xsks_map SEC(".maps");
+
+/* Both sized by user space before loading. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct afxdp_xmit_slot);
+} xmit_slots SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct afxdp_xmit_ctl);
+} xmit_ctl SEC(".maps");
+
+/* The loopback device's index in every network namespace: a BPF_PROG_RUN
+ * runs the program as if the packet came in there. */
+#define LOOPBACK_IFINDEX 1
 
 /* The kernel's type for the hash's kind; only its size matters here. */
 enum xdp_rss_hash_type {
@@ -41,10 +65,55 @@ redirect(struct xdp_md *ctx)
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
 }
 
+/* Fills the frame of a BPF_PROG_RUN from the next slot of the queue named
+ * in 'meta' and sends it to the slot's interface. */
+static __always_inline int
+xmit(struct xdp_md *ctx, const struct afxdp_xmit_meta *meta)
+{
+    __u32 queue = meta->queue;
+    struct afxdp_xmit_slot *slot;
+    struct afxdp_xmit_ctl *ctl;
+    __u32 index, len;
+    int delta;
+
+    ctl = bpf_map_lookup_elem(&xmit_ctl, &queue);
+    if (!ctl) {
+        return XDP_DROP;
+    }
+    index = ctl->next++;
+    slot = bpf_map_lookup_elem(&xmit_slots, &index);
+    if (!slot || index / AFXDP_XMIT_BURST != queue) {
+        ctl->invalid++;
+        return XDP_DROP;
+    }
+    len = slot->len;
+    if (len < 14 || len > AFXDP_XMIT_MAX) {
+        ctl->invalid++;
+        return XDP_DROP;
+    }
+    delta = (int) len - (int) bpf_xdp_get_buff_len(ctx);
+    if (bpf_xdp_adjust_tail(ctx, delta)
+        || bpf_xdp_store_bytes(ctx, 0, slot->data, len)) {
+        ctl->invalid++;
+        return XDP_DROP;
+    }
+    ctl->sent++;
+    return bpf_redirect(slot->ifindex, 0);
+}
+
 SEC("xdp")
 int
 afxdp_redirect(struct xdp_md *ctx)
 {
+    if (ctx->ingress_ifindex == LOOPBACK_IFINDEX) {
+        const struct afxdp_xmit_meta *meta;
+
+        meta = (void *) (long) ctx->data_meta;
+        if ((void *) (meta + 1) <= (void *) (long) ctx->data
+            && meta->magic == AFXDP_XMIT_MAGIC) {
+            return xmit(ctx, meta);
+        }
+    }
     return redirect(ctx);
 }
 

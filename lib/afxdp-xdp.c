@@ -24,9 +24,11 @@
 #include <linux/if_link.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "bpf/afxdp-prog.h"
+#include "dp-packet.h"
 #include "netlink.h"
 #include "netlink-socket.h"
 #include "openvswitch/dynamic-string.h"
@@ -47,8 +49,14 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
 #define AFXDP_NETDEV_FAMILY "netdev"
 #define AFXDP_NETDEV_CMD_DEV_GET 1
 #define AFXDP_NETDEV_A_DEV_IFINDEX 1
+#define AFXDP_NETDEV_A_DEV_XDP_FEATURES 3
 #define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5
+#define AFXDP_NETDEV_XDP_ACT_NDO_XMIT 4
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH 2
+
+#ifndef BPF_F_TEST_XDP_LIVE_FRAMES
+#define BPF_F_TEST_XDP_LIVE_FRAMES (1U << 1)
+#endif
 
 /* The object file of bpf/afxdp-redirect.c, compiled by clang at build
  * time. */
@@ -63,7 +71,22 @@ struct afxdp_xdp {
     uint32_t prog_id;
     bool rx_hash;               /* The hash program is the one attached. */
     char *rx_hash_status;       /* "device", "off" or why it is not used. */
+
+    /* XDP transmit: only with our plain program attached in native mode,
+     * which is then in the kernel's XDP dispatcher, so that BPF_PROG_RUN
+     * does not wait for an RCU grace period to put it there. */
+    int ifindex;
+    int prog_fd;
+    uint32_t n_queues;
+    struct afxdp_xmit_slot *xmit_slots;     /* mmap()ed 'xmit_slots'. */
+    size_t xmit_slots_size;
+    struct afxdp_xmit_ctl *xmit_ctl;        /* mmap()ed 'xmit_ctl'. */
+    size_t xmit_ctl_size;
+    const char *xmit_status;    /* NULL if usable, otherwise why not. */
 };
+
+static const char *afxdp_xdp_map_xmit(struct afxdp_xdp *);
+static void afxdp_xdp_unmap_xmit(struct afxdp_xdp *);
 
 /* libbpf explains its failures at its WARN level, and the callers here
  * report each failure once in their own words, so libbpf's messages are
@@ -142,26 +165,45 @@ afxdp_xdp_open(const char *path, char **errp)
     return obj;
 }
 
-/* Asks the kernel whether device 'ifindex' hands its RX hash to XDP
- * programs.  Returns 0 if it does, otherwise a positive errno and the
- * reason in '*reason' (a static string). */
+/* The "netdev" family's number, or a positive errno if the kernel has
+ * none.  Looked up by the main thread before any other thread asks. */
 static int
-afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
+afxdp_netdev_family(void)
+{
+    static int family;
+
+    if (!family) {
+        int error = nl_lookup_genl_family(AFXDP_NETDEV_FAMILY, &family);
+
+        if (error) {
+            family = -error;
+        }
+    }
+    return family;
+}
+
+/* Asks the kernel for the XDP features of device 'ifindex' (attribute
+ * AFXDP_NETDEV_A_DEV_XDP_FEATURES or AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_
+ * FEATURES in 'attr').  Returns 0 and stores them in '*features', or a
+ * positive errno and the reason in '*reason' (a static string). */
+static int
+afxdp_xdp_probe(int ifindex, uint16_t attr, uint64_t *features,
+                const char **reason)
 {
     static const struct nl_policy policy[] = {
+        [AFXDP_NETDEV_A_DEV_XDP_FEATURES] = {
+            .type = NL_A_U64, .optional = true },
         [AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES] = {
             .type = NL_A_U64, .optional = true },
     };
     struct nlattr *attrs[ARRAY_SIZE(policy)];
     struct ofpbuf request, *reply;
-    static int family;          /* Looked up once, by the main thread. */
-    uint64_t features;
+    int family = afxdp_netdev_family();
     int error;
 
-    error = nl_lookup_genl_family(AFXDP_NETDEV_FAMILY, &family);
-    if (error) {
+    if (family < 0) {
         *reason = "kernel has no netdev netlink family";
-        return error;
+        return -family;
     }
 
     ofpbuf_init(&request, 0);
@@ -171,36 +213,53 @@ afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
     error = nl_transact(NETLINK_GENERIC, &request, &reply);
     ofpbuf_uninit(&request);
     if (error) {
-        VLOG_INFO("cannot query the XDP features of device %d (%s)",
-                  ifindex, ovs_strerror(error));
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+        VLOG_INFO_RL(&rl, "cannot query the XDP features of device %d (%s)",
+                     ifindex, ovs_strerror(error));
         *reason = "cannot query the device's XDP features";
         return error;
     }
 
     if (!nl_policy_parse(reply, NLMSG_HDRLEN + GENL_HDRLEN, policy, attrs,
                          ARRAY_SIZE(policy))
-        || !attrs[AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES]) {
-        *reason = "kernel does not report XDP RX metadata features";
+        || !attrs[attr]) {
+        *reason = "kernel does not report the device's XDP features";
         error = EOPNOTSUPP;
     } else {
-        features = nl_attr_get_u64(
-            attrs[AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES]);
-        if (!(features & AFXDP_NETDEV_XDP_RX_METADATA_HASH)) {
-            *reason = "driver does not provide the RX hash to XDP";
-            error = EOPNOTSUPP;
-        }
+        *features = nl_attr_get_u64(attrs[attr]);
     }
     ofpbuf_delete(reply);
     return error;
 }
 
+/* Asks the kernel whether device 'ifindex' hands its RX hash to XDP
+ * programs.  Returns 0 if it does, otherwise a positive errno and the
+ * reason in '*reason' (a static string). */
+static int
+afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
+{
+    uint64_t features;
+    int error;
+
+    error = afxdp_xdp_probe(ifindex,
+                            AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES,
+                            &features, reason);
+    if (!error && !(features & AFXDP_NETDEV_XDP_RX_METADATA_HASH)) {
+        *reason = "driver does not provide the RX hash to XDP";
+        error = EOPNOTSUPP;
+    }
+    return error;
+}
+
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
  * kernel.  In our own object ('path' null) the program is the one named
- * 'prog_name', bound to device 'ifindex' if that is nonzero; in a user's,
- * the first XDP program. */
+ * 'prog_name', bound to device 'ifindex' if that is nonzero, and its XDP
+ * transmit maps get room for 'n_queues' queues; in a user's, the first XDP
+ * program. */
 static int
 afxdp_xdp_load(struct bpf_object *obj, const char *path,
-               const char *prog_name, int ifindex,
+               const char *prog_name, int ifindex, uint32_t n_queues,
                struct bpf_program **progp, int *map_fd, char **errp)
 {
     const char *name = path ? path : "afxdp-redirect";
@@ -227,6 +286,17 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
         bpf_program__set_ifindex(prog, ifindex);
         bpf_program__set_flags(prog, (bpf_program__flags(prog)
                                       | BPF_F_XDP_DEV_BOUND_ONLY));
+    }
+
+    if (!path && n_queues) {
+        map = bpf_object__find_map_by_name(obj, AFXDP_XMIT_SLOTS_NAME);
+        if (map) {
+            bpf_map__set_max_entries(map, n_queues * AFXDP_XMIT_BURST);
+        }
+        map = bpf_object__find_map_by_name(obj, AFXDP_XMIT_CTL_NAME);
+        if (map) {
+            bpf_map__set_max_entries(map, n_queues);
+        }
     }
 
     map = bpf_object__find_map_by_name(obj, AFXDP_XSKS_MAP_NAME);
@@ -258,8 +328,9 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
 static int
 afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
                   const char *prog_name, bool bind_to_device,
-                  enum afxdp_xdp_attach attach, struct bpf_object **objp,
-                  int *map_fd, int *link_fd, uint32_t *prog_id, char **errp)
+                  uint32_t n_queues, enum afxdp_xdp_attach attach,
+                  struct bpf_object **objp, int *prog_fd, int *map_fd,
+                  int *link_fd, uint32_t *prog_id, char **errp)
 {
     LIBBPF_OPTS(bpf_link_create_opts, opts);
     struct bpf_prog_info info;
@@ -273,7 +344,8 @@ afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
         return EINVAL;
     }
     error = afxdp_xdp_load(obj, path, prog_name,
-                           bind_to_device ? ifindex : 0, &prog, map_fd, errp);
+                           bind_to_device ? ifindex : 0, n_queues, &prog,
+                           map_fd, errp);
     if (!error) {
         opts.flags = (attach == AFXDP_XDP_NATIVE
                       ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
@@ -296,6 +368,7 @@ afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
                                        &info_len)
                 ? 0 : info.id);
     *objp = obj;
+    *prog_fd = bpf_program__fd(prog);
     return 0;
 }
 
@@ -309,12 +382,12 @@ afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
 int
 afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                  enum afxdp_xdp_attach attach, bool rx_hash,
-                 struct afxdp_xdp **xdpp, char **errp)
+                 uint32_t n_queues, struct afxdp_xdp **xdpp, char **errp)
 {
     const char *hash_status = "off";
     char *hash_error = NULL;
     struct bpf_object *obj;
-    int map_fd, link_fd;
+    int prog_fd, map_fd, link_fd;
     uint32_t prog_id;
     int error;
 
@@ -348,8 +421,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         /* A kernel or libbpf that cannot load or attach the program bound
          * to the device gets the plain one. */
         if (afxdp_xdp_install(ifname, ifindex, NULL, AFXDP_PROG_HASH_NAME,
-                              true, attach, &obj, &map_fd, &link_fd,
-                              &prog_id, &hash_error)) {
+                              true, 0, attach, &obj, &prog_fd, &map_fd,
+                              &link_fd, &prog_id, &hash_error)) {
             rx_hash = false;
             hash_status = "unavailable";
         } else {
@@ -358,8 +431,9 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     }
     if (!rx_hash) {
         error = afxdp_xdp_install(ifname, ifindex, path,
-                                  AFXDP_PROG_PLAIN_NAME, false, attach,
-                                  &obj, &map_fd, &link_fd, &prog_id, errp);
+                                  AFXDP_PROG_PLAIN_NAME, false, n_queues,
+                                  attach, &obj, &prog_fd, &map_fd, &link_fd,
+                                  &prog_id, errp);
         if (error) {
             free(hash_error);
             return error;
@@ -376,8 +450,67 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                            ? xasprintf("%s: %s", hash_status, hash_error)
                            : xstrdup(hash_status));
     free(hash_error);
+    xdp->ifindex = ifindex;
+    xdp->prog_fd = prog_fd;
+    xdp->n_queues = n_queues;
+    xdp->xmit_status = (path ? "xdp-program is set"
+                        : rx_hash ? "the RX hash program cannot transmit"
+                        : attach != AFXDP_XDP_NATIVE ? "generic mode"
+                        : afxdp_xdp_map_xmit(xdp));
     *xdpp = xdp;
     return 0;
+}
+
+static void *
+afxdp_xdp_mmap(struct bpf_object *obj, const char *name, size_t *sizep)
+{
+    struct bpf_map *map = bpf_object__find_map_by_name(obj, name);
+    long page = sysconf(_SC_PAGESIZE);
+    size_t size;
+    void *p;
+
+    if (!map) {
+        return NULL;
+    }
+    size = ROUND_UP((size_t) bpf_map__value_size(map)
+                    * bpf_map__max_entries(map), page);
+    p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+             bpf_map__fd(map), 0);
+    if (p == MAP_FAILED) {
+        VLOG_WARN("cannot map %s (%s)", name, ovs_strerror(errno));
+        return NULL;
+    }
+    *sizep = size;
+    return p;
+}
+
+/* Maps the XDP transmit maps of our plain program into memory.  Returns
+ * NULL on success, otherwise why XDP transmit is unavailable. */
+static const char *
+afxdp_xdp_map_xmit(struct afxdp_xdp *xdp)
+{
+    xdp->xmit_slots = afxdp_xdp_mmap(xdp->obj, AFXDP_XMIT_SLOTS_NAME,
+                                     &xdp->xmit_slots_size);
+    xdp->xmit_ctl = afxdp_xdp_mmap(xdp->obj, AFXDP_XMIT_CTL_NAME,
+                                   &xdp->xmit_ctl_size);
+    if (!xdp->xmit_slots || !xdp->xmit_ctl) {
+        afxdp_xdp_unmap_xmit(xdp);
+        return "cannot map the transmit slots";
+    }
+    return NULL;
+}
+
+static void
+afxdp_xdp_unmap_xmit(struct afxdp_xdp *xdp)
+{
+    if (xdp->xmit_slots) {
+        munmap(xdp->xmit_slots, xdp->xmit_slots_size);
+        xdp->xmit_slots = NULL;
+    }
+    if (xdp->xmit_ctl) {
+        munmap(xdp->xmit_ctl, xdp->xmit_ctl_size);
+        xdp->xmit_ctl = NULL;
+    }
 }
 
 /* Detaches and unloads the program.  The XSKMAP goes with it. */
@@ -385,6 +518,7 @@ void
 afxdp_xdp_detach(struct afxdp_xdp *xdp)
 {
     if (xdp) {
+        afxdp_xdp_unmap_xmit(xdp);
         close(xdp->link_fd);
         bpf_object__close(xdp->obj);
         free(xdp->rx_hash_status);
@@ -429,4 +563,119 @@ const char *
 afxdp_xdp_rx_hash_status(const struct afxdp_xdp *xdp)
 {
     return xdp->rx_hash_status;
+}
+
+/* XDP transmit. */
+
+/* NULL if this program can transmit for queues of the port (the device
+ * may still refuse XDP frames, see afxdp_xdp_xmit_probe()), otherwise
+ * why it cannot. */
+const char *
+afxdp_xdp_xmit_status(const struct afxdp_xdp *xdp)
+{
+    return xdp->xmit_status;
+}
+
+/* Asks the kernel whether the device currently takes XDP frames to
+ * transmit (for veth: whether its peer runs an XDP program).  Returns NULL
+ * if it does, otherwise why not.  Any thread may call it. */
+const char *
+afxdp_xdp_xmit_probe(const struct afxdp_xdp *xdp)
+{
+    const char *reason = NULL;
+    uint64_t features;
+
+    if (xdp->xmit_status) {
+        return xdp->xmit_status;
+    }
+    if (afxdp_xdp_probe(xdp->ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
+                        &features, &reason)) {
+        return reason;
+    }
+    if (!(features & AFXDP_NETDEV_XDP_ACT_NDO_XMIT)) {
+        return "device does not take XDP frames to transmit";
+    }
+    return NULL;
+}
+
+/* Sends the packets of 'batch' that fit a slot (at most AFXDP_XMIT_MAX
+ * bytes) through the device's XDP transmit path, from queue 'queue''s
+ * slots, and frees them.  Leaves in 'batch' the packets it did not send,
+ * for the caller to send another way: those too large, and all of them
+ * if the kernel refused the run.  The caller serializes calls for one
+ * queue.  Updates '*stats'. */
+void
+afxdp_xdp_xmit(struct afxdp_xdp *xdp, uint32_t queue,
+               struct dp_packet_batch *batch, struct afxdp_xmit_stats *stats)
+{
+    struct afxdp_xmit_slot *slots = &xdp->xmit_slots[queue
+                                                     * AFXDP_XMIT_BURST];
+    struct afxdp_xmit_ctl *ctl = &xdp->xmit_ctl[queue];
+    struct dp_packet *sent[AFXDP_XMIT_BURST];
+    const size_t size = dp_packet_batch_size(batch);
+    struct dp_packet *packet;
+    uint32_t invalid;
+    size_t i, n = 0;
+
+    DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
+        uint32_t len = dp_packet_size(packet);
+
+        if (len < ETH_HEADER_LEN || len > AFXDP_XMIT_MAX
+            || n >= AFXDP_XMIT_BURST) {
+            dp_packet_batch_add(batch, packet);
+            continue;
+        }
+        slots[n].len = len;
+        slots[n].ifindex = xdp->ifindex;
+        memcpy(slots[n].data, dp_packet_data(packet), len);
+        sent[n++] = packet;
+    }
+    if (!n) {
+        return;
+    }
+
+    struct {
+        struct afxdp_xmit_meta meta;
+        uint8_t frame[ETH_TOTAL_MIN];
+    } in;
+    struct xdp_md ctx = {
+        .data = sizeof in.meta,
+        .data_end = sizeof in,
+    };
+    LIBBPF_OPTS(bpf_test_run_opts, opts,
+        .data_in = &in,
+        .data_size_in = sizeof in,
+        .ctx_in = &ctx,
+        .ctx_size_in = sizeof ctx,
+        .repeat = n,
+        .batch_size = n,
+        .flags = BPF_F_TEST_XDP_LIVE_FRAMES,
+    );
+    int error;
+
+    memset(&in, 0, sizeof in);
+    in.meta.magic = AFXDP_XMIT_MAGIC;
+    in.meta.queue = queue;
+    ctl->next = queue * AFXDP_XMIT_BURST;
+    invalid = ctl->invalid;
+
+    error = bpf_prog_test_run_opts(xdp->prog_fd, &opts);
+    if (error) {
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+        /* Nothing was sent: the caller sends them through the socket. */
+        VLOG_WARN_RL(&rl, "XDP transmit on device %d failed (%s)",
+                     xdp->ifindex, ovs_strerror(-error));
+        stats->failed += n;
+        for (i = 0; i < n; i++) {
+            dp_packet_batch_add(batch, sent[i]);
+        }
+        return;
+    }
+
+    stats->invalid += ctl->invalid - invalid;
+    stats->sent += n - (ctl->invalid - invalid);
+    for (i = 0; i < n; i++) {
+        dp_packet_delete(sent[i]);
+    }
 }

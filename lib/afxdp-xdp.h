@@ -45,11 +45,29 @@
  * bound to the device.  Otherwise the plain one is, and
  * afxdp_xdp_rx_hash_status() says why.
  *
+ * XDP transmit
+ * ============
+ *
+ * A copy-mode AF_XDP socket transmits by building a socket buffer for
+ * every packet and handing it to the driver's ordinary transmit function.
+ * Our plain program can instead send a port's packets as XDP frames,
+ * through the driver's XDP transmit path (ndo_xdp_xmit): user space copies
+ * up to AFXDP_XMIT_BURST packets into the queue's slots in a map it shares
+ * with the program, and runs the program once over that many live frames
+ * (BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES), which fills each frame
+ * from a slot and redirects it to the port.  On veth this skips the socket
+ * buffer on both ends.  It needs the plain program attached in native
+ * mode and a device that takes XDP frames, which afxdp_xdp_xmit_probe()
+ * asks the kernel.
+ *
  * Thread-safety
  * =============
  *
  * Not thread-safe: the netdev calls these from its reconfiguration, under
  * its own mutex.  Different 'struct afxdp_xdp's may be used concurrently.
+ * Exceptions: afxdp_xdp_xmit_probe() and afxdp_xdp_xmit() may be called
+ * by any thread while the port is set up, the latter by one thread at a
+ * time for a given queue.
  */
 
 /* Where the program runs. */
@@ -59,9 +77,10 @@ enum afxdp_xdp_attach {
 };
 
 struct afxdp_xdp;
+struct dp_packet_batch;
 
 int afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                     enum afxdp_xdp_attach, bool rx_hash,
+                     enum afxdp_xdp_attach, bool rx_hash, uint32_t n_queues,
                      struct afxdp_xdp **, char **errp);
 void afxdp_xdp_detach(struct afxdp_xdp *);
 
@@ -74,5 +93,17 @@ const char *afxdp_xdp_rx_hash_status(const struct afxdp_xdp *);
 const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
+
+/* Counters of afxdp_xdp_xmit() calls, kept by the caller. */
+struct afxdp_xmit_stats {
+    uint64_t sent;              /* Handed to the device's XDP transmit. */
+    uint64_t invalid;           /* Dropped by the program: bad slot. */
+    uint64_t failed;            /* Run refused: left for the socket. */
+};
+
+const char *afxdp_xdp_xmit_status(const struct afxdp_xdp *);
+const char *afxdp_xdp_xmit_probe(const struct afxdp_xdp *);
+void afxdp_xdp_xmit(struct afxdp_xdp *, uint32_t queue,
+                    struct dp_packet_batch *, struct afxdp_xmit_stats *);
 
 #endif /* afxdp-xdp.h */

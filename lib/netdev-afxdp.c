@@ -36,6 +36,7 @@
 #include "ovs-atomic.h"
 #include "packets.h"
 #include "smap.h"
+#include "timeval.h"
 #include "util.h"
 
 VLOG_DEFINE_THIS_MODULE(netdev_afxdp);
@@ -81,8 +82,15 @@ struct netdev_afxdp_txq {
         atomic_uint64_t ring_full;
         atomic_uint64_t no_frame;
         atomic_uint64_t too_big;
+        atomic_uint64_t xmit_sent;      /* Through XDP transmit. */
+        atomic_uint64_t xmit_invalid;   /* Dropped by XDP transmit. */
+        atomic_uint64_t xmit_failed;    /* XDP transmit refused: socket. */
     );
 };
+
+/* How often a port that may use XDP transmit asks the kernel whether the
+ * device takes XDP frames (for veth, it depends on the peer). */
+#define AFXDP_XMIT_RECHECK_MS 1000
 
 struct netdev_afxdp {
     /* Set by set_config(), applied by reconfigure(). */
@@ -91,6 +99,7 @@ struct netdev_afxdp {
     char *requested_program;    /* NULL for the built-in program. */
     uint32_t requested_ring_size;
     bool requested_rx_hash;
+    bool requested_xdp_xmit;
 
     /* In effect.  'n_queues' is 0 while the port is not set up, and then
      * 'error' may say why. */
@@ -101,6 +110,11 @@ struct netdev_afxdp {
     uint32_t ring_size;
     bool rx_hash;               /* As requested; see 'rx_meta' for use. */
     bool rx_meta;               /* The program writes struct afxdp_rx_meta. */
+    bool xdp_xmit;              /* As requested; see 'xmit_on' for use. */
+    bool xmit_possible;         /* XDP transmit, if the device takes it. */
+    atomic_bool xmit_on;        /* XDP transmit in use. */
+    atomic_llong xmit_checked;  /* time_msec() of the last device check. */
+    ATOMIC(const char *) xmit_reason;   /* Why XDP transmit is not used. */
     enum afxdp_xdp_attach attach;
     bool zero_copy;
     struct afxdp_xdp *xdp;
@@ -196,7 +210,11 @@ netdev_afxdp_construct(struct netdev *netdev)
     afxdp->requested_mode = AFXDP_MODE_BEST_EFFORT;
     afxdp->requested_ring_size = AFXDP_RING_SIZE;
     afxdp->requested_rx_hash = true;
+    afxdp->requested_xdp_xmit = true;
     atomic_init(&afxdp->tx_unconfigured, 0);
+    atomic_init(&afxdp->xmit_on, false);
+    atomic_init(&afxdp->xmit_checked, 0);
+    atomic_init(&afxdp->xmit_reason, "off");
     dev->afxdp = afxdp;
 
     /* No queue until reconfigure() sets the port up. */
@@ -217,6 +235,8 @@ afxdp_teardown(struct netdev_afxdp *afxdp)
     for (int i = 0; afxdp->xdp && i < afxdp->n_queues; i++) {
         afxdp_xdp_clear_socket(afxdp->xdp, i);
     }
+    atomic_store_relaxed(&afxdp->xmit_on, false);
+    afxdp->xmit_possible = false;
     afxdp_xdp_detach(afxdp->xdp);
     afxdp->xdp = NULL;
     for (int i = 0; i < afxdp->n_queues; i++) {
@@ -292,6 +312,26 @@ afxdp_parse_int(const struct netdev *netdev, const struct smap *args,
     return 0;
 }
 
+/* Parses option 'key' of 'args' as "true" or "false" ('def' if absent)
+ * into '*value'.  Returns 0, or EINVAL with an explanation in '*errp'. */
+static int
+afxdp_parse_bool(const struct netdev *netdev, const struct smap *args,
+                 const char *key, bool def, bool *value, char **errp)
+{
+    const char *s = smap_get_def(args, key, def ? "true" : "false");
+
+    if (!strcmp(s, "true")) {
+        *value = true;
+    } else if (!strcmp(s, "false")) {
+        *value = false;
+    } else {
+        *errp = xasprintf("%s: invalid %s '%s': expected true or false",
+                          netdev_get_name(netdev), key, s);
+        return EINVAL;
+    }
+    return 0;
+}
+
 int
 netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
@@ -299,9 +339,9 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct netdev_afxdp *afxdp = dev->afxdp;
     const char *name = netdev_get_name(netdev);
-    const char *mode_s, *program, *rx_hash_s;
+    const char *mode_s, *program;
     enum afxdp_mode mode;
-    bool rx_hash;
+    bool rx_hash, xdp_xmit;
     int n_rxq, ring_size, dev_n_rxq;
     int error;
 
@@ -336,15 +376,13 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         return EINVAL;
     }
 
-    rx_hash_s = smap_get_def(args, "rx-hash", "true");
-    if (!strcmp(rx_hash_s, "true")) {
-        rx_hash = true;
-    } else if (!strcmp(rx_hash_s, "false")) {
-        rx_hash = false;
-    } else {
-        *errp = xasprintf("%s: invalid rx-hash '%s': expected true or false",
-                          name, rx_hash_s);
-        return EINVAL;
+    error = afxdp_parse_bool(netdev, args, "rx-hash", true, &rx_hash, errp);
+    if (!error) {
+        error = afxdp_parse_bool(netdev, args, "xdp-xmit", true, &xdp_xmit,
+                                 errp);
+    }
+    if (error) {
+        return error;
     }
 
     program = smap_get(args, "xdp-program");
@@ -376,11 +414,13 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         || mode != afxdp->requested_mode
         || ring_size != afxdp->requested_ring_size
         || rx_hash != afxdp->requested_rx_hash
+        || xdp_xmit != afxdp->requested_xdp_xmit
         || !nullable_string_is_equal(program, afxdp->requested_program)) {
         afxdp->requested_n_rxq = n_rxq;
         afxdp->requested_mode = mode;
         afxdp->requested_ring_size = ring_size;
         afxdp->requested_rx_hash = rx_hash;
+        afxdp->requested_xdp_xmit = xdp_xmit;
         free(afxdp->requested_program);
         afxdp->requested_program = nullable_xstrdup(program);
         netdev_request_reconfigure(netdev);
@@ -403,11 +443,62 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     if (!afxdp->requested_rx_hash) {
         smap_add(args, "rx-hash", "false");
     }
+    if (!afxdp->requested_xdp_xmit) {
+        smap_add(args, "xdp-xmit", "false");
+    }
     if (afxdp->requested_program) {
         smap_add(args, "xdp-program", afxdp->requested_program);
     }
     ovs_mutex_unlock(&dev->mutex);
     return 0;
+}
+
+/* Decides whether the freshly set up 'afxdp' sends through XDP transmit
+ * (see afxdp-xdp.h): as requested, where the program allows it, with
+ * copy-mode sockets (a zero-copy socket transmits without a copy) and
+ * while the device takes XDP frames. */
+static void
+afxdp_xmit_setup(struct netdev_afxdp *afxdp)
+{
+    const char *reason;
+
+    afxdp->xdp_xmit = afxdp->requested_xdp_xmit;
+    if (!afxdp->xdp_xmit) {
+        reason = "off";
+    } else if (afxdp->zero_copy) {
+        reason = "zero-copy sockets";
+    } else {
+        reason = afxdp_xdp_xmit_status(afxdp->xdp);
+        afxdp->xmit_possible = !reason;
+        if (!reason) {
+            reason = afxdp_xdp_xmit_probe(afxdp->xdp);
+        }
+    }
+    atomic_store_relaxed(&afxdp->xmit_reason, reason);
+    atomic_store_relaxed(&afxdp->xmit_checked, time_msec());
+    atomic_store_relaxed(&afxdp->xmit_on, !reason);
+}
+
+/* Asks the kernel again, at most every AFXDP_XMIT_RECHECK_MS, whether the
+ * device of 'afxdp' takes XDP frames, and starts or stops using XDP
+ * transmit accordingly.  Any sending thread may call it; one of them asks
+ * at a time. */
+static void
+afxdp_xmit_recheck(struct netdev_afxdp *afxdp)
+{
+    long long int now = time_msec();
+    long long int last;
+    const char *reason;
+
+    atomic_read_relaxed(&afxdp->xmit_checked, &last);
+    if (now - last < AFXDP_XMIT_RECHECK_MS
+        || !atomic_compare_exchange_strong(&afxdp->xmit_checked, &last,
+                                           now)) {
+        return;
+    }
+    reason = afxdp_xdp_xmit_probe(afxdp->xdp);
+    atomic_store_relaxed(&afxdp->xmit_reason, reason);
+    atomic_store_relaxed(&afxdp->xmit_on, !reason);
 }
 
 /* Sets 'afxdp' up as requested, one attempt after another, on a device
@@ -448,7 +539,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
 
         error = afxdp_xdp_attach(name, ifindex, afxdp->requested_program,
                                  attempts[a].attach, afxdp->requested_rx_hash,
-                                 &afxdp->xdp, &err);
+                                 n, &afxdp->xdp, &err);
         afxdp->zero_copy = true;
         for (int i = 0; !error && i < n; i++) {
             error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
@@ -475,6 +566,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             afxdp->rx_hash = afxdp->requested_rx_hash;
             afxdp->rx_meta = afxdp_xdp_has_rx_hash(afxdp->xdp);
             afxdp->program = nullable_xstrdup(afxdp->requested_program);
+            afxdp_xmit_setup(afxdp);
             return 0;
         }
 
@@ -505,6 +597,7 @@ afxdp_config_current(const struct netdev_afxdp *afxdp)
             && afxdp->mode == afxdp->requested_mode
             && afxdp->ring_size == afxdp->requested_ring_size
             && afxdp->rx_hash == afxdp->requested_rx_hash
+            && afxdp->xdp_xmit == afxdp->requested_xdp_xmit
             && nullable_string_is_equal(afxdp->program,
                                         afxdp->requested_program));
 }
@@ -645,6 +738,20 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     if (concurrent_txq) {
         ovs_spin_lock(&txq->lock);
     }
+    if (afxdp->xmit_possible) {
+        bool xmit_on;
+
+        afxdp_xmit_recheck(afxdp);
+        atomic_read_relaxed(&afxdp->xmit_on, &xmit_on);
+        if (xmit_on) {
+            struct afxdp_xmit_stats xs = { 0, 0, 0 };
+
+            afxdp_xdp_xmit(afxdp->xdp, qid, batch, &xs);
+            counter_add(&txq->xmit_sent, xs.sent);
+            counter_add(&txq->xmit_invalid, xs.invalid);
+            counter_add(&txq->xmit_failed, xs.failed);
+        }
+    }
     afxdp_xsk_send(afxdp->xsks[qid], batch, &stats);
     counter_add(&txq->zero_copy, stats.zero_copy);
     counter_add(&txq->copied, stats.copied);
@@ -674,7 +781,7 @@ afxdp_tx_dropped(const struct netdev_afxdp *afxdp)
         const struct netdev_afxdp_txq *txq = &afxdp->txqs[i];
 
         n += (counter_get(&txq->ring_full) + counter_get(&txq->no_frame)
-              + counter_get(&txq->too_big));
+              + counter_get(&txq->too_big) + counter_get(&txq->xmit_invalid));
     }
     return n;
 }
@@ -737,6 +844,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     struct afxdp_pool_stats pool;
     uint64_t zc = 0, copied = 0, ring_full = 0, no_frame = 0, too_big = 0;
     uint64_t hashed = 0, runt = 0, invalid = 0;
+    uint64_t xmit_sent = 0, xmit_invalid = 0, xmit_failed = 0;
     size_t allocated = 0;
     uint32_t n_sockets;
     char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
@@ -771,6 +879,9 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         ring_full += counter_get(&txq->ring_full);
         no_frame += counter_get(&txq->no_frame);
         too_big += counter_get(&txq->too_big);
+        xmit_sent += counter_get(&txq->xmit_sent);
+        xmit_invalid += counter_get(&txq->xmit_invalid);
+        xmit_failed += counter_get(&txq->xmit_failed);
     }
     add_counter(cs, &allocated, "rx_hash_packets", hashed);
     add_counter(cs, &allocated, "rx_dropped_runt", runt);
@@ -780,6 +891,9 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     add_counter(cs, &allocated, "tx_dropped_ring_full", ring_full);
     add_counter(cs, &allocated, "tx_dropped_no_frame", no_frame);
     add_counter(cs, &allocated, "tx_dropped_too_big", too_big);
+    add_counter(cs, &allocated, "tx_xdp_xmit_packets", xmit_sent);
+    add_counter(cs, &allocated, "tx_dropped_xdp_xmit_invalid", xmit_invalid);
+    add_counter(cs, &allocated, "tx_xdp_xmit_refused", xmit_failed);
     add_counter(cs, &allocated, "tx_dropped_unconfigured",
                 counter_get(&afxdp->tx_unconfigured));
     ovs_mutex_unlock(&dev->mutex);
@@ -816,6 +930,17 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
         smap_add(args, "xdp-program",
                  afxdp->program ? afxdp->program : "built-in");
         smap_add(args, "rx-hash", afxdp_xdp_rx_hash_status(afxdp->xdp));
+
+        const char *reason;
+
+        atomic_read_relaxed(&afxdp->xmit_reason, &reason);
+        if (!afxdp->xdp_xmit) {
+            smap_add(args, "xdp-xmit", "off");
+        } else if (!reason) {
+            smap_add(args, "xdp-xmit", "on");
+        } else {
+            smap_add_format(args, "xdp-xmit", "unavailable: %s", reason);
+        }
     } else {
         smap_add(args, "xdp-mode", "unconfigured");
         if (afxdp->error) {
