@@ -52,6 +52,7 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
 #define AFXDP_NETDEV_A_DEV_XDP_FEATURES 3
 #define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5
 #define AFXDP_NETDEV_XDP_ACT_NDO_XMIT 4
+#define AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY 8
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH 2
 
 #ifndef BPF_F_TEST_XDP_LIVE_FRAMES
@@ -252,6 +253,23 @@ afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
     return error;
 }
 
+/* Whether device 'ifindex' is better served by XDP transmit than by the
+ * RX hash program, which cannot transmit: when it takes XDP frames to
+ * transmit and has no zero-copy AF_XDP (whose sockets transmit without a
+ * copy), i.e. when its sockets would be in copy mode and XDP transmit
+ * spares a socket buffer per packet sent. */
+static bool
+afxdp_xdp_prefers_xmit(int ifindex)
+{
+    const char *reason;
+    uint64_t features;
+
+    return (!afxdp_xdp_probe(ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
+                             &features, &reason)
+            && features & AFXDP_NETDEV_XDP_ACT_NDO_XMIT
+            && !(features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY));
+}
+
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
  * kernel.  In our own object ('path' null) the program is the one named
  * 'prog_name', bound to device 'ifindex' if that is nonzero, and its XDP
@@ -375,13 +393,15 @@ afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
 /* Loads the XDP program from the object file 'path' (our own if NULL) and
  * attaches it to 'ifname' (whose index is 'ifindex') in mode 'attach'
  * through a bpf_link.  With our own program, 'rx_hash' asks for the one
- * that passes the device's RX hash, where the device supports it.  On
- * success stores it in '*xdpp' and returns 0.  On failure returns a
- * positive errno, stores an explanation in '*errp' (to be freed by the
- * caller), and leaves the interface as it was. */
+ * that passes the device's RX hash, where the device supports it, and
+ * 'xmit' for XDP transmit on 'n_queues' queues, which takes precedence
+ * over the RX hash on a device without zero-copy AF_XDP that takes XDP
+ * frames.  On success stores it in '*xdpp' and returns 0.  On failure
+ * returns a positive errno, stores an explanation in '*errp' (to be freed
+ * by the caller), and leaves the interface as it was. */
 int
 afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                 enum afxdp_xdp_attach attach, bool rx_hash,
+                 enum afxdp_xdp_attach attach, bool rx_hash, bool xmit,
                  uint32_t n_queues, struct afxdp_xdp **xdpp, char **errp)
 {
     const char *hash_status = "off";
@@ -413,6 +433,9 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     } else if (rx_hash && attach != AFXDP_XDP_NATIVE) {
         rx_hash = false;
         hash_status = "unavailable: generic mode";
+    } else if (rx_hash && xmit && afxdp_xdp_prefers_xmit(ifindex)) {
+        rx_hash = false;
+        hash_status = "unavailable: XDP transmit in use";
     } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_status)) {
         rx_hash = false;
     }
@@ -431,7 +454,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     }
     if (!rx_hash) {
         error = afxdp_xdp_install(ifname, ifindex, path,
-                                  AFXDP_PROG_PLAIN_NAME, false, n_queues,
+                                  AFXDP_PROG_PLAIN_NAME, false,
+                                  xmit ? n_queues : 0,
                                   attach, &obj, &prog_fd, &map_fd, &link_fd,
                                   &prog_id, errp);
         if (error) {
@@ -453,7 +477,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     xdp->ifindex = ifindex;
     xdp->prog_fd = prog_fd;
     xdp->n_queues = n_queues;
-    xdp->xmit_status = (path ? "xdp-program is set"
+    xdp->xmit_status = (!xmit ? "off"
+                        : path ? "xdp-program is set"
                         : rx_hash ? "the RX hash program cannot transmit"
                         : attach != AFXDP_XDP_NATIVE ? "generic mode"
                         : afxdp_xdp_map_xmit(xdp));

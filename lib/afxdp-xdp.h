@@ -80,7 +80,8 @@ struct afxdp_xdp;
 struct dp_packet_batch;
 
 int afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                     enum afxdp_xdp_attach, bool rx_hash, uint32_t n_queues,
+                     enum afxdp_xdp_attach, bool rx_hash, bool xmit,
+                     uint32_t n_queues,
                      struct afxdp_xdp **, char **errp);
 void afxdp_xdp_detach(struct afxdp_xdp *);
 

@@ -539,7 +539,8 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
 
         error = afxdp_xdp_attach(name, ifindex, afxdp->requested_program,
                                  attempts[a].attach, afxdp->requested_rx_hash,
-                                 n, &afxdp->xdp, &err);
+                                 afxdp->requested_xdp_xmit, n, &afxdp->xdp,
+                                 &err);
         afxdp->zero_copy = true;
         for (int i = 0; !error && i < n; i++) {
             error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
