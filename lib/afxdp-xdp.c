@@ -253,21 +253,26 @@ afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
     return error;
 }
 
-/* Whether device 'ifindex' is better served by XDP transmit than by the
- * RX hash program, which cannot transmit: when it takes XDP frames to
- * transmit and has no zero-copy AF_XDP (whose sockets transmit without a
- * copy), i.e. when its sockets would be in copy mode and XDP transmit
- * spares a socket buffer per packet sent. */
-static bool
-afxdp_xdp_prefers_xmit(int ifindex)
+/* Returns NULL if device 'ifindex' is better served by XDP transmit than
+ * by the RX hash program, which cannot transmit: when it takes XDP frames
+ * to transmit and has no zero-copy AF_XDP (whose sockets transmit without
+ * a copy), i.e. when its sockets would be in copy mode and XDP transmit
+ * spares a socket buffer per packet sent.  Otherwise returns why not. */
+static const char *
+afxdp_xdp_xmit_unwanted(int ifindex)
 {
     const char *reason;
     uint64_t features;
 
-    return (!afxdp_xdp_probe(ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
-                             &features, &reason)
-            && features & AFXDP_NETDEV_XDP_ACT_NDO_XMIT
-            && !(features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY));
+    if (afxdp_xdp_probe(ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
+                        &features, &reason)) {
+        return reason;
+    } else if (!(features & AFXDP_NETDEV_XDP_ACT_NDO_XMIT)) {
+        return "device does not take XDP frames to transmit";
+    } else if (features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY) {
+        return "device has zero-copy AF_XDP";
+    }
+    return NULL;
 }
 
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
@@ -405,6 +410,10 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                  uint32_t n_queues, struct afxdp_xdp **xdpp, char **errp)
 {
     const char *hash_status = "off";
+    const char *xmit_status = (!xmit ? "off"
+                               : path ? "xdp-program is set"
+                               : attach != AFXDP_XDP_NATIVE ? "generic mode"
+                               : NULL);
     char *hash_error = NULL;
     struct bpf_object *obj;
     int prog_fd, map_fd, link_fd;
@@ -433,7 +442,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     } else if (rx_hash && attach != AFXDP_XDP_NATIVE) {
         rx_hash = false;
         hash_status = "unavailable: generic mode";
-    } else if (rx_hash && xmit && afxdp_xdp_prefers_xmit(ifindex)) {
+    } else if (rx_hash && !xmit_status
+               && !(xmit_status = afxdp_xdp_xmit_unwanted(ifindex))) {
         rx_hash = false;
         hash_status = "unavailable: XDP transmit in use";
     } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_status)) {
@@ -455,7 +465,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     if (!rx_hash) {
         error = afxdp_xdp_install(ifname, ifindex, path,
                                   AFXDP_PROG_PLAIN_NAME, false,
-                                  xmit ? n_queues : 0,
+                                  xmit_status ? 0 : n_queues,
                                   attach, &obj, &prog_fd, &map_fd, &link_fd,
                                   &prog_id, errp);
         if (error) {
@@ -477,10 +487,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     xdp->ifindex = ifindex;
     xdp->prog_fd = prog_fd;
     xdp->n_queues = n_queues;
-    xdp->xmit_status = (!xmit ? "off"
-                        : path ? "xdp-program is set"
+    xdp->xmit_status = (xmit_status ? xmit_status
                         : rx_hash ? "the RX hash program cannot transmit"
-                        : attach != AFXDP_XDP_NATIVE ? "generic mode"
                         : afxdp_xdp_map_xmit(xdp));
     *xdpp = xdp;
     return 0;

@@ -480,15 +480,16 @@ afxdp_xmit_setup(struct netdev_afxdp *afxdp)
 }
 
 /* Asks the kernel again, at most every AFXDP_XMIT_RECHECK_MS, whether the
- * device of 'afxdp' takes XDP frames, and starts or stops using XDP
+ * device of 'netdev' takes XDP frames, and starts or stops using XDP
  * transmit accordingly.  Any sending thread may call it; one of them asks
  * at a time. */
 static void
-afxdp_xmit_recheck(struct netdev_afxdp *afxdp)
+afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
 {
     long long int now = time_msec();
     long long int last;
     const char *reason;
+    bool was_on;
 
     atomic_read_relaxed(&afxdp->xmit_checked, &last);
     if (now - last < AFXDP_XMIT_RECHECK_MS
@@ -498,7 +499,18 @@ afxdp_xmit_recheck(struct netdev_afxdp *afxdp)
     }
     reason = afxdp_xdp_xmit_probe(afxdp->xdp);
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
-    atomic_store_relaxed(&afxdp->xmit_on, !reason);
+    atomic_read_relaxed(&afxdp->xmit_on, &was_on);
+    if (was_on != !reason) {
+        atomic_store_relaxed(&afxdp->xmit_on, !reason);
+        if (reason) {
+            VLOG_INFO("%s: XDP transmit stopped: %s",
+                      netdev_get_name(netdev), reason);
+        } else {
+            VLOG_INFO("%s: XDP transmit resumed", netdev_get_name(netdev));
+        }
+        /* For the status in the database. */
+        netdev_change_seq_changed(netdev);
+    }
 }
 
 /* Sets 'afxdp' up as requested, one attempt after another, on a device
@@ -742,7 +754,7 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     if (afxdp->xmit_possible) {
         bool xmit_on;
 
-        afxdp_xmit_recheck(afxdp);
+        afxdp_xmit_recheck(netdev, afxdp);
         atomic_read_relaxed(&afxdp->xmit_on, &xmit_on);
         if (xmit_on) {
             struct afxdp_xmit_stats xs = { 0, 0, 0 };
