@@ -15,7 +15,8 @@
 #
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
 # (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
-# "afxdp-nohash": this series with options:rx-hash=false), BENCH_CASES
+# "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
+# this series with options:xdp-xmit=false), BENCH_CASES
 # (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
 # BENCH_PERF (if set, "perf record" of the PMD's core during each
@@ -126,6 +127,10 @@ start_ovs() {
            vswitchd=$OVS/vswitchd/ovs-vswitchd
            schema=$OVS/vswitchd/vswitch.ovsschema
            extra="options:rx-hash=false" ;;
+    afxdp-socket-tx)
+           vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema
+           extra="options:xdp-xmit=false" ;;
     upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
               schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
     system) vswitchd=$OVS/vswitchd/ovs-vswitchd
