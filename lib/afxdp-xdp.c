@@ -79,9 +79,9 @@ struct afxdp_xdp {
     int ifindex;
     int prog_fd;
     uint32_t n_queues;
-    struct afxdp_xmit_slot *xmit_slots;     /* mmap()ed 'xmit_slots'. */
+    struct afxdp_xmit_slot *xmit_slots;     /* Map 'xmit_slots', mapped. */
     size_t xmit_slots_size;
-    struct afxdp_xmit_ctl *xmit_ctl;        /* mmap()ed 'xmit_ctl'. */
+    struct afxdp_xmit_ctl *xmit_ctl;        /* Map 'xmit_ctl', mapped. */
     size_t xmit_ctl_size;
     const char *xmit_status;    /* NULL if usable, otherwise why not. */
 };
