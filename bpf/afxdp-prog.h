@@ -67,9 +67,8 @@ struct afxdp_xmit_slot {
 
 struct afxdp_xmit_ctl {
     __u32 next;                 /* Slot for the next frame of this run. */
-    __u32 sent;                 /* Frames redirected, ever. */
     __u32 invalid;              /* Frames dropped: bad slot, ever. */
-    __u32 pad[13];              /* One cache line per queue. */
+    __u32 pad[14];              /* One cache line per queue. */
 };
 
 #endif /* afxdp-prog.h */

@@ -97,7 +97,6 @@ xmit(struct xdp_md *ctx, const struct afxdp_xmit_meta *meta)
         ctl->invalid++;
         return XDP_DROP;
     }
-    ctl->sent++;
     return bpf_redirect(slot->ifindex, 0);
 }
 

@@ -78,7 +78,6 @@ struct afxdp_xdp {
      * does not wait for an RCU grace period to put it there. */
     int ifindex;
     int prog_fd;
-    uint32_t n_queues;
     struct afxdp_xmit_slot *xmit_slots;     /* Map 'xmit_slots', mapped. */
     size_t xmit_slots_size;
     struct afxdp_xmit_ctl *xmit_ctl;        /* Map 'xmit_ctl', mapped. */
@@ -253,13 +252,11 @@ afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
     return error;
 }
 
-/* Returns NULL if device 'ifindex' is better served by XDP transmit than
- * by the RX hash program, which cannot transmit: when it takes XDP frames
- * to transmit and has no zero-copy AF_XDP (whose sockets transmit without
- * a copy), i.e. when its sockets would be in copy mode and XDP transmit
- * spares a socket buffer per packet sent.  Otherwise returns why not. */
+/* Asks the kernel whether device 'ifindex' takes XDP frames to transmit.
+ * Returns NULL if it does, and stores in '*zero_copy' whether it has
+ * zero-copy AF_XDP; otherwise returns why not. */
 static const char *
-afxdp_xdp_xmit_unwanted(int ifindex)
+afxdp_xdp_probe_xmit(int ifindex, bool *zero_copy)
 {
     const char *reason;
     uint64_t features;
@@ -269,10 +266,25 @@ afxdp_xdp_xmit_unwanted(int ifindex)
         return reason;
     } else if (!(features & AFXDP_NETDEV_XDP_ACT_NDO_XMIT)) {
         return "device does not take XDP frames to transmit";
-    } else if (features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY) {
-        return "device has zero-copy AF_XDP";
     }
+    *zero_copy = features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY;
     return NULL;
+}
+
+/* Returns NULL if device 'ifindex' is better served by XDP transmit than
+ * by the RX hash program, which cannot transmit: when it takes XDP frames
+ * to transmit and has no zero-copy AF_XDP (whose sockets transmit without
+ * a copy), i.e. when its sockets would be in copy mode and XDP transmit
+ * spares a socket buffer per packet sent.  Otherwise returns why not. */
+static const char *
+afxdp_xdp_xmit_unwanted(int ifindex)
+{
+    bool zero_copy = false;
+    const char *reason = afxdp_xdp_probe_xmit(ifindex, &zero_copy);
+
+    return (reason ? reason
+            : zero_copy ? "device has zero-copy AF_XDP"
+            : NULL);
 }
 
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
@@ -486,7 +498,6 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     free(hash_error);
     xdp->ifindex = ifindex;
     xdp->prog_fd = prog_fd;
-    xdp->n_queues = n_queues;
     xdp->xmit_status = (xmit_status ? xmit_status
                         : rx_hash ? "the RX hash program cannot transmit"
                         : afxdp_xdp_map_xmit(xdp));
@@ -615,20 +626,11 @@ afxdp_xdp_xmit_status(const struct afxdp_xdp *xdp)
 const char *
 afxdp_xdp_xmit_probe(const struct afxdp_xdp *xdp)
 {
-    const char *reason = NULL;
-    uint64_t features;
+    bool zero_copy;
 
-    if (xdp->xmit_status) {
-        return xdp->xmit_status;
-    }
-    if (afxdp_xdp_probe(xdp->ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
-                        &features, &reason)) {
-        return reason;
-    }
-    if (!(features & AFXDP_NETDEV_XDP_ACT_NDO_XMIT)) {
-        return "device does not take XDP frames to transmit";
-    }
-    return NULL;
+    return (xdp->xmit_status
+            ? xdp->xmit_status
+            : afxdp_xdp_probe_xmit(xdp->ifindex, &zero_copy));
 }
 
 /* Sends the packets of 'batch' that fit a slot (at most AFXDP_XMIT_MAX

@@ -761,8 +761,10 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
 
             afxdp_xdp_xmit(afxdp->xdp, qid, batch, &xs);
             counter_add(&txq->xmit_sent, xs.sent);
-            counter_add(&txq->xmit_invalid, xs.invalid);
-            counter_add(&txq->xmit_failed, xs.failed);
+            if (OVS_UNLIKELY(xs.invalid | xs.failed)) {
+                counter_add(&txq->xmit_invalid, xs.invalid);
+                counter_add(&txq->xmit_failed, xs.failed);
+            }
         }
     }
     afxdp_xsk_send(afxdp->xsks[qid], batch, &stats);
