@@ -25,6 +25,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "afxdp-csum.h"
 #include "bpf/afxdp-prog.h"
 #include "coverage.h"
 #include "dp-packet.h"
@@ -54,6 +55,23 @@ COVERAGE_DEFINE(afxdp_tx_wakeup_error);
 #ifndef SOL_XDP
 #define SOL_XDP 283
 #endif
+
+/* Linux 6.8 and 6.11 (linux/if_xdp.h may be older than the kernel): the
+ * UMEM reserves room for TX metadata in front of each packet sent, and a
+ * descriptor says that it carries some. */
+#define AFXDP_UMEM_TX_METADATA_LEN (1 << 2)
+#define AFXDP_XDP_TX_METADATA (1 << 1)
+
+/* struct xdp_umem_reg as of Linux 6.8.  Older kernels take the same size
+ * and reject the flag above. */
+struct afxdp_umem_reg {
+    uint64_t addr;
+    uint64_t len;
+    uint32_t chunk_size;
+    uint32_t headroom;
+    uint32_t flags;
+    uint32_t tx_metadata_len;
+};
 
 /* Per-thread caches of the frame pool, indexed by ovsthread_id_self():
  * PMD threads and the main thread have small ids.  A thread with a larger
@@ -101,6 +119,12 @@ static char *umem_area;
 static uint32_t umem_n_frames;
 static struct afxdp_pool *umem_pool;
 static struct dp_packet *umem_packets;     /* One per frame. */
+
+/* Bytes of TX metadata in front of each packet sent: sizeof(struct
+ * afxdp_tx_meta) if the kernel took them when the UMEM was registered,
+ * otherwise 0.  Written under 'umem_mutex' before the first socket is
+ * bound; read by senders of bound sockets. */
+static atomic_uint32_t umem_tx_meta_len = 0;
 
 /* holder[i]: the slot of the socket that holds frame i in one of its rings
  * (or between them, in the kernel), 0 if none does.  Written by the thread
@@ -521,6 +545,56 @@ xsk_free(struct afxdp_xsk *xsk)
     free(xsk);
 }
 
+/* Registers the UMEM through 'xsk', with room for TX metadata where the
+ * kernel has it.  Returns 0 or a positive errno with an explanation in
+ * '*errp'. */
+static int
+umem_register(struct afxdp_xsk *xsk, char **errp)
+    OVS_REQUIRES(umem_mutex)
+{
+    struct afxdp_umem_reg reg = {
+        .addr = (uintptr_t) umem_area,
+        .len = (uint64_t) umem_n_frames * AFXDP_FRAME_SIZE,
+        .chunk_size = AFXDP_FRAME_SIZE,
+        .headroom = AFXDP_FRAME_HEADROOM,
+        .flags = AFXDP_UMEM_TX_METADATA_LEN,
+        .tx_metadata_len = sizeof(struct afxdp_tx_meta),
+    };
+    int error;
+
+    if (!setsockopt(xsk->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg)) {
+        atomic_store_relaxed(&umem_tx_meta_len, reg.tx_metadata_len);
+        return 0;
+    }
+
+    /* EINVAL: a kernel without TX metadata, which rejects the flag. */
+    error = errno;
+    if (error == EINVAL) {
+        reg.flags = 0;
+        reg.tx_metadata_len = 0;
+        error = (setsockopt(xsk->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg)
+                 ? errno : 0);
+        if (!error) {
+            atomic_store_relaxed(&umem_tx_meta_len, 0);
+            return 0;
+        }
+    }
+    *errp = xasprintf("%s: cannot register the UMEM (%s)", xsk->name,
+                      ovs_strerror(error));
+    return error;
+}
+
+/* Returns true if the kernel finishes checksums for our sockets on request
+ * (TX metadata): known once a socket has been created. */
+bool
+afxdp_umem_has_tx_meta(void)
+{
+    uint32_t len;
+
+    atomic_read_relaxed(&umem_tx_meta_len, &len);
+    return len != 0;
+}
+
 /* Creates an AF_XDP socket on queue 'queue' of 'ifname' (index 'ifindex')
  * over the shared UMEM, with rings of 'ring_size' descriptors and its fill
  * ring filled.  On success stores it in '*xskp' and returns 0; otherwise
@@ -561,17 +635,8 @@ afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
     anchor = (ovs_list_is_empty(&xsks) ? NULL
               : CONTAINER_OF(ovs_list_front(&xsks), struct afxdp_xsk, node));
     if (!anchor) {
-        struct xdp_umem_reg reg = {
-            .addr = (uintptr_t) umem_area,
-            .len = (uint64_t) umem_n_frames * AFXDP_FRAME_SIZE,
-            .chunk_size = AFXDP_FRAME_SIZE,
-            .headroom = AFXDP_FRAME_HEADROOM,
-        };
-
-        if (setsockopt(xsk->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg)) {
-            error = errno;
-            *errp = xasprintf("%s: cannot register the UMEM (%s)",
-                              xsk->name, ovs_strerror(error));
+        error = umem_register(xsk, errp);
+        if (error) {
             goto error;
         }
     }
@@ -744,15 +809,19 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
 
 /* Returns the address in the UMEM of the data of 'packet', a packet
  * received on an afxdp port, or UINT64_MAX if its data has left its frame
+ * or leaves no room for 'meta_len' bytes of TX metadata in front of it
  * (then it is sent as a copy). */
 static uint64_t
-xsk_packet_addr(const struct dp_packet *packet, uint32_t *framep)
+xsk_packet_addr(const struct dp_packet *packet, uint32_t meta_len,
+                uint32_t *framep)
 {
     uint32_t frame = packet - umem_packets;
     const char *data = dp_packet_data(packet);
     const char *start = umem_area + (size_t) frame * AFXDP_FRAME_SIZE;
 
-    if (frame >= umem_n_frames || data < start
+    /* With TX metadata, the kernel wants its room inside the frame, in
+     * front of the packet, whether a descriptor uses it or not. */
+    if (frame >= umem_n_frames || data < start + meta_len
         || data + dp_packet_size(packet) > start + AFXDP_FRAME_SIZE) {
         return UINT64_MAX;
     }
@@ -788,24 +857,31 @@ xsk_kick_tx(struct afxdp_xsk *xsk)
 
 /* Sends the packets of 'batch' on 'xsk' and takes ownership of them.
  * Packets received on an afxdp port go from their own frame; others are
- * copied into a fresh frame.  Updates '*stats'. */
+ * copied into a fresh frame.  A partial checksum is finished by the kernel
+ * if 'csum_meta' (see afxdp_umem_has_tx_meta()), otherwise in software.
+ * Updates '*stats'. */
 void
 afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
-               struct afxdp_tx_stats *stats)
+               bool csum_meta, struct afxdp_tx_stats *stats)
 {
     struct xdp_desc *descs = xsk->tx.descs;
     struct afxdp_tx_stats before = *stats;
     uint32_t user = pool_user();
     struct dp_packet *packet;
     uint32_t n_free, n = 0;
+    uint32_t meta_len;
+
+    atomic_read_relaxed(&umem_tx_meta_len, &meta_len);
+    csum_meta &= meta_len != 0;
 
     xsk_complete(xsk, user);
     n_free = ring_prod_free(&xsk->tx, dp_packet_batch_size(batch));
 
     DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-        uint32_t len = dp_packet_size(packet);
+        enum afxdp_csum_tx csum = AFXDP_CSUM_TX_NONE;
+        struct afxdp_tx_meta meta;
         uint64_t addr = UINT64_MAX;
-        uint32_t frame;
+        uint32_t len, frame;
         struct xdp_desc *d;
 
         if (n >= n_free) {
@@ -814,8 +890,17 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             continue;
         }
 
+        if (csum_meta) {
+            csum = afxdp_csum_tx_prepare(packet, &meta);
+        } else if (afxdp_csum_tx_finish(packet)) {
+            csum = AFXDP_CSUM_TX_SOFTWARE;
+        }
+        stats->csum_meta += csum == AFXDP_CSUM_TX_META;
+        stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
+
+        len = dp_packet_size(packet);
         if (packet->source == DPBUF_AFXDP) {
-            addr = xsk_packet_addr(packet, &frame);
+            addr = xsk_packet_addr(packet, meta_len, &frame);
         }
         if (addr != UINT64_MAX) {
             stats->zero_copy++;
@@ -839,6 +924,10 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         d->addr = addr;
         d->len = len;
         d->options = 0;
+        if (csum == AFXDP_CSUM_TX_META) {
+            memcpy(umem_area + addr - sizeof meta, &meta, sizeof meta);
+            d->options = AFXDP_XDP_TX_METADATA;
+        }
         n++;
     }
 

@@ -34,6 +34,11 @@
  * every socket can address every frame, a packet received on one afxdp
  * port is sent on another from the frame it arrived in, without a copy.
  *
+ * Where the kernel has TX metadata (afxdp-csum.h), the UMEM is registered
+ * with room for it in front of every packet sent, so that any socket can
+ * ask the kernel to finish a packet's checksum; afxdp_umem_has_tx_meta()
+ * says whether it was.
+ *
  * Free frames live in an afxdp_pool with one cache per thread.  For each
  * frame, a 'struct dp_packet' is preallocated, so that receiving allocates
  * nothing.  The UMEM is created with the first afxdp port and kept until
@@ -62,7 +67,7 @@
  *       same socket may run concurrently.
  *
  *   afxdp_umem_free_packet(), afxdp_umem_get_stats(),
- *   afxdp_xsk_get_stats()
+ *   afxdp_umem_has_tx_meta(), afxdp_xsk_get_stats()
  *       Any thread.
  */
 
@@ -105,6 +110,8 @@ struct afxdp_tx_stats {
     uint64_t ring_full;         /* Dropped: tx ring full. */
     uint64_t no_frame;          /* Dropped: no free frame to copy into. */
     uint64_t too_big;           /* Dropped: larger than a frame. */
+    uint64_t csum_meta;         /* Checksum finished by the kernel. */
+    uint64_t csum_software;     /* Checksum finished in software. */
 };
 
 /* Counters of one afxdp_xsk_recv() call, kept by the caller. */
@@ -118,6 +125,7 @@ struct afxdp_rx_stats {
 int afxdp_umem_get(char **errp);
 void afxdp_umem_free_packet(struct dp_packet *);
 void afxdp_umem_get_stats(struct afxdp_pool_stats *, uint32_t *n_sockets);
+bool afxdp_umem_has_tx_meta(void);
 
 /* Sockets. */
 int afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
@@ -131,6 +139,6 @@ int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
                    bool rx_meta, int *qfill, struct afxdp_rx_stats *);
 void afxdp_xsk_send(struct afxdp_xsk *, struct dp_packet_batch *,
-                    struct afxdp_tx_stats *);
+                    bool csum_meta, struct afxdp_tx_stats *);
 
 #endif /* afxdp-umem.h */

@@ -51,9 +51,11 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
 #define AFXDP_NETDEV_A_DEV_IFINDEX 1
 #define AFXDP_NETDEV_A_DEV_XDP_FEATURES 3
 #define AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES 5
+#define AFXDP_NETDEV_A_DEV_XSK_FEATURES 6
 #define AFXDP_NETDEV_XDP_ACT_NDO_XMIT 4
 #define AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY 8
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH 2
+#define AFXDP_NETDEV_XSK_FLAGS_TX_CHECKSUM 2
 
 #ifndef BPF_F_TEST_XDP_LIVE_FRAMES
 #define BPF_F_TEST_XDP_LIVE_FRAMES (1U << 1)
@@ -183,8 +185,8 @@ afxdp_netdev_family(void)
 }
 
 /* Asks the kernel for the XDP features of device 'ifindex' (attribute
- * AFXDP_NETDEV_A_DEV_XDP_FEATURES or AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_
- * FEATURES in 'attr').  Returns 0 and stores them in '*features', or a
+ * AFXDP_NETDEV_A_DEV_XDP_FEATURES, AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_
+ * FEATURES or AFXDP_NETDEV_A_DEV_XSK_FEATURES in 'attr').  Returns 0 and stores them in '*features', or a
  * positive errno and the reason in '*reason' (a static string). */
 static int
 afxdp_xdp_probe(int ifindex, uint16_t attr, uint64_t *features,
@@ -194,6 +196,8 @@ afxdp_xdp_probe(int ifindex, uint16_t attr, uint64_t *features,
         [AFXDP_NETDEV_A_DEV_XDP_FEATURES] = {
             .type = NL_A_U64, .optional = true },
         [AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES] = {
+            .type = NL_A_U64, .optional = true },
+        [AFXDP_NETDEV_A_DEV_XSK_FEATURES] = {
             .type = NL_A_U64, .optional = true },
     };
     struct nlattr *attrs[ARRAY_SIZE(policy)];
@@ -250,6 +254,23 @@ afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
         error = EOPNOTSUPP;
     }
     return error;
+}
+
+/* Asks the kernel whether the zero-copy AF_XDP driver of device 'ifindex'
+ * finishes the checksums that TX metadata asks for (Linux 6.8 and later).
+ * Returns NULL if it does, otherwise why not (a static string). */
+const char *
+afxdp_xdp_probe_xsk_csum(int ifindex)
+{
+    const char *reason;
+    uint64_t features;
+
+    if (afxdp_xdp_probe(ifindex, AFXDP_NETDEV_A_DEV_XSK_FEATURES,
+                        &features, &reason)) {
+        return reason;
+    }
+    return (features & AFXDP_NETDEV_XSK_FLAGS_TX_CHECKSUM ? NULL
+            : "zero-copy driver does not finish checksums");
 }
 
 /* Asks the kernel whether device 'ifindex' takes XDP frames to transmit.

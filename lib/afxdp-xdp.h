@@ -94,6 +94,7 @@ const char *afxdp_xdp_rx_hash_status(const struct afxdp_xdp *);
 const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
+const char *afxdp_xdp_probe_xsk_csum(int ifindex);
 
 /* Counters of afxdp_xdp_xmit() calls, kept by the caller. */
 struct afxdp_xmit_stats {

@@ -20,11 +20,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <linux/ethtool.h>
 #include <linux/if_xdp.h>
+#include <linux/sockios.h>
 #include <net/if.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "afxdp-csum.h"
 #include "afxdp-umem.h"
 #include "afxdp-xdp.h"
 #include "bpf/afxdp-prog.h"
@@ -36,6 +39,7 @@
 #include "ovs-atomic.h"
 #include "packets.h"
 #include "smap.h"
+#include "socket-util.h"
 #include "timeval.h"
 #include "util.h"
 
@@ -58,6 +62,19 @@ static const char *const afxdp_mode_names[] = {
     [AFXDP_MODE_GENERIC] = "generic",
 };
 
+/* options:rx-csum-partial. */
+enum afxdp_rx_csum {
+    AFXDP_RX_CSUM_AUTO,         /* On for devices with local senders. */
+    AFXDP_RX_CSUM_ON,
+    AFXDP_RX_CSUM_OFF,
+};
+
+static const char *const afxdp_rx_csum_names[] = {
+    [AFXDP_RX_CSUM_AUTO] = "auto",
+    [AFXDP_RX_CSUM_ON] = "true",
+    [AFXDP_RX_CSUM_OFF] = "false",
+};
+
 /* One way to set a port up: where the program runs, how the sockets copy. */
 struct afxdp_attempt {
     enum afxdp_xdp_attach attach;
@@ -74,6 +91,7 @@ struct netdev_afxdp_txq {
         atomic_uint64_t rx_hashed;      /* With the device's RX hash. */
         atomic_uint64_t rx_runt;        /* Dropped: under 14 bytes. */
         atomic_uint64_t rx_invalid;     /* Dropped: bad descriptor. */
+        atomic_uint64_t rx_csum_partial; /* Checksum left to finish. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         struct ovs_spin lock;
@@ -85,6 +103,8 @@ struct netdev_afxdp_txq {
         atomic_uint64_t xmit_sent;      /* Through XDP transmit. */
         atomic_uint64_t xmit_invalid;   /* Dropped by XDP transmit. */
         atomic_uint64_t xmit_failed;    /* XDP transmit refused: socket. */
+        atomic_uint64_t csum_meta;      /* Checksum finished by kernel. */
+        atomic_uint64_t csum_software;  /* Checksum finished here. */
     );
 };
 
@@ -100,6 +120,8 @@ struct netdev_afxdp {
     uint32_t requested_ring_size;
     bool requested_rx_hash;
     bool requested_xdp_xmit;
+    enum afxdp_rx_csum requested_rx_csum;
+    bool requested_tx_csum;
 
     /* In effect.  'n_queues' is 0 while the port is not set up, and then
      * 'error' may say why. */
@@ -115,6 +137,12 @@ struct netdev_afxdp {
     atomic_bool xmit_on;        /* XDP transmit in use. */
     atomic_llong xmit_checked;  /* time_msec() of the last device check. */
     ATOMIC(const char *) xmit_reason;   /* Why XDP transmit is not used. */
+    enum afxdp_rx_csum rx_csum; /* As requested; see 'rx_partial'. */
+    bool rx_partial;            /* Looks for partial checksums. */
+    const char *rx_partial_reason;      /* Why not, if 'rx_csum' is auto. */
+    bool tx_csum;               /* As requested; see 'tx_csum_meta'. */
+    bool tx_csum_meta;          /* Kernel finishes checksums: advertised. */
+    const char *tx_csum_reason; /* Why not, if 'tx_csum'. */
     enum afxdp_xdp_attach attach;
     bool zero_copy;
     struct afxdp_xdp *xdp;
@@ -201,8 +229,9 @@ netdev_afxdp_construct(struct netdev *netdev)
         return error;
     }
 
-    /* AF_XDP transmits frames as they are: OVS finishes every checksum and
-     * segments every TSO packet before it sends them here. */
+    /* Until reconfigure() knows whether the kernel finishes checksums for
+     * the port's sockets, OVS finishes every checksum before it sends
+     * packets here.  TSO packets are always segmented first. */
     netdev->ol_flags = 0;
 
     afxdp = xzalloc(sizeof *afxdp);
@@ -211,6 +240,8 @@ netdev_afxdp_construct(struct netdev *netdev)
     afxdp->requested_ring_size = AFXDP_RING_SIZE;
     afxdp->requested_rx_hash = true;
     afxdp->requested_xdp_xmit = true;
+    afxdp->requested_rx_csum = AFXDP_RX_CSUM_AUTO;
+    afxdp->requested_tx_csum = true;
     atomic_init(&afxdp->tx_unconfigured, 0);
     atomic_init(&afxdp->xmit_on, false);
     atomic_init(&afxdp->xmit_checked, 0);
@@ -237,6 +268,8 @@ afxdp_teardown(struct netdev_afxdp *afxdp)
     }
     atomic_store_relaxed(&afxdp->xmit_on, false);
     afxdp->xmit_possible = false;
+    afxdp->rx_partial = false;
+    afxdp->tx_csum_meta = false;
     afxdp_xdp_detach(afxdp->xdp);
     afxdp->xdp = NULL;
     for (int i = 0; i < afxdp->n_queues; i++) {
@@ -332,6 +365,25 @@ afxdp_parse_bool(const struct netdev *netdev, const struct smap *args,
     return 0;
 }
 
+/* Parses options:rx-csum-partial of 'args' into '*rx_csum'.  Returns 0,
+ * or EINVAL with an explanation in '*errp'. */
+static int
+afxdp_parse_rx_csum(const struct netdev *netdev, const struct smap *args,
+                    enum afxdp_rx_csum *rx_csum, char **errp)
+{
+    const char *s = smap_get_def(args, "rx-csum-partial", "auto");
+
+    for (int i = 0; i < ARRAY_SIZE(afxdp_rx_csum_names); i++) {
+        if (!strcmp(s, afxdp_rx_csum_names[i])) {
+            *rx_csum = i;
+            return 0;
+        }
+    }
+    *errp = xasprintf("%s: invalid rx-csum-partial '%s': expected auto, "
+                      "true or false", netdev_get_name(netdev), s);
+    return EINVAL;
+}
+
 int
 netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
@@ -340,8 +392,9 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     struct netdev_afxdp *afxdp = dev->afxdp;
     const char *name = netdev_get_name(netdev);
     const char *mode_s, *program;
+    enum afxdp_rx_csum rx_csum;
     enum afxdp_mode mode;
-    bool rx_hash, xdp_xmit;
+    bool rx_hash, xdp_xmit, tx_csum;
     int n_rxq, ring_size, dev_n_rxq;
     int error;
 
@@ -381,6 +434,13 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         error = afxdp_parse_bool(netdev, args, "xdp-xmit", true, &xdp_xmit,
                                  errp);
     }
+    if (!error) {
+        error = afxdp_parse_bool(netdev, args, "tx-csum-offload", true,
+                                 &tx_csum, errp);
+    }
+    if (!error) {
+        error = afxdp_parse_rx_csum(netdev, args, &rx_csum, errp);
+    }
     if (error) {
         return error;
     }
@@ -415,12 +475,16 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         || ring_size != afxdp->requested_ring_size
         || rx_hash != afxdp->requested_rx_hash
         || xdp_xmit != afxdp->requested_xdp_xmit
+        || rx_csum != afxdp->requested_rx_csum
+        || tx_csum != afxdp->requested_tx_csum
         || !nullable_string_is_equal(program, afxdp->requested_program)) {
         afxdp->requested_n_rxq = n_rxq;
         afxdp->requested_mode = mode;
         afxdp->requested_ring_size = ring_size;
         afxdp->requested_rx_hash = rx_hash;
         afxdp->requested_xdp_xmit = xdp_xmit;
+        afxdp->requested_rx_csum = rx_csum;
+        afxdp->requested_tx_csum = tx_csum;
         free(afxdp->requested_program);
         afxdp->requested_program = nullable_xstrdup(program);
         netdev_request_reconfigure(netdev);
@@ -445,6 +509,13 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     }
     if (!afxdp->requested_xdp_xmit) {
         smap_add(args, "xdp-xmit", "false");
+    }
+    if (afxdp->requested_rx_csum != AFXDP_RX_CSUM_AUTO) {
+        smap_add(args, "rx-csum-partial",
+                 afxdp_rx_csum_names[afxdp->requested_rx_csum]);
+    }
+    if (!afxdp->requested_tx_csum) {
+        smap_add(args, "tx-csum-offload", "false");
     }
     if (afxdp->requested_program) {
         smap_add(args, "xdp-program", afxdp->requested_program);
@@ -511,6 +582,54 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
         /* For the status in the database. */
         netdev_change_seq_changed(netdev);
     }
+}
+
+/* Returns true if the driver of device 'name' is one whose received packets
+ * come from senders on this host, which may leave checksums partial: veth
+ * (containers) and tun/tap (VMs). */
+static bool
+afxdp_device_has_local_senders(const char *name)
+{
+    struct ethtool_drvinfo info;
+    struct ifreq ifr;
+
+    memset(&info, 0, sizeof info);
+    memset(&ifr, 0, sizeof ifr);
+    info.cmd = ETHTOOL_GDRVINFO;
+    ifr.ifr_data = (void *) &info;
+    if (af_inet_ifreq_ioctl(name, &ifr, SIOCETHTOOL, "ETHTOOL_GDRVINFO")) {
+        return false;
+    }
+    return !strcmp(info.driver, "veth") || !strcmp(info.driver, "tun");
+}
+
+/* Decides, for the freshly set up 'afxdp' on device 'name' (index
+ * 'ifindex'), whether received packets are examined for partial checksums
+ * and whether the kernel finishes the checksums of packets sent. */
+static void
+afxdp_csum_setup(struct netdev_afxdp *afxdp, const char *name, int ifindex)
+{
+    afxdp->rx_csum = afxdp->requested_rx_csum;
+    afxdp->rx_partial_reason = NULL;
+    if (afxdp->rx_csum == AFXDP_RX_CSUM_AUTO) {
+        afxdp->rx_partial = afxdp_device_has_local_senders(name);
+        if (!afxdp->rx_partial) {
+            afxdp->rx_partial_reason = "not a veth or tap device";
+        }
+    } else {
+        afxdp->rx_partial = afxdp->rx_csum == AFXDP_RX_CSUM_ON;
+    }
+
+    afxdp->tx_csum = afxdp->requested_tx_csum;
+    afxdp->tx_csum_reason = NULL;
+    if (!afxdp->tx_csum) {
+        afxdp->tx_csum_meta = false;
+    } else if (!afxdp_umem_has_tx_meta()) {
+        afxdp->tx_csum_reason = "kernel has no AF_XDP TX metadata";
+    } else if (afxdp->zero_copy) {
+        afxdp->tx_csum_reason = afxdp_xdp_probe_xsk_csum(ifindex);
+    }
+    afxdp->tx_csum_meta = afxdp->tx_csum && !afxdp->tx_csum_reason;
 }
 
 /* Sets 'afxdp' up as requested, one attempt after another, on a device
@@ -580,6 +699,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             afxdp->rx_meta = afxdp_xdp_has_rx_hash(afxdp->xdp);
             afxdp->program = nullable_xstrdup(afxdp->requested_program);
             afxdp_xmit_setup(afxdp);
+            afxdp_csum_setup(afxdp, name, ifindex);
             return 0;
         }
 
@@ -611,6 +731,8 @@ afxdp_config_current(const struct netdev_afxdp *afxdp)
             && afxdp->ring_size == afxdp->requested_ring_size
             && afxdp->rx_hash == afxdp->requested_rx_hash
             && afxdp->xdp_xmit == afxdp->requested_xdp_xmit
+            && afxdp->rx_csum == afxdp->requested_rx_csum
+            && afxdp->tx_csum == afxdp->requested_tx_csum
             && nullable_string_is_equal(afxdp->program,
                                         afxdp->requested_program));
 }
@@ -651,6 +773,12 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
                   afxdp_xdp_attach_name(afxdp->attach),
                   afxdp->zero_copy ? "zero-copy" : "copy mode");
     }
+    /* Only what every transmit path of the port honours: the socket asks
+     * the kernel, XDP transmit finishes checksums here. */
+    netdev->ol_flags = (afxdp->tx_csum_meta
+                        ? NETDEV_TX_OFFLOAD_TCP_CKSUM
+                          | NETDEV_TX_OFFLOAD_UDP_CKSUM
+                        : 0);
     /* The datapath wants at least one queue each way. */
     netdev->n_rxq = MAX(afxdp->n_queues, 1);
     netdev->n_txq = MAX(afxdp->n_queues, 1);
@@ -722,6 +850,15 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     if (!n) {
         return EAGAIN;
     }
+    if (afxdp->rx_partial) {
+        struct dp_packet *packet;
+        uint64_t n_partial = 0;
+
+        DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+            n_partial += afxdp_csum_rx_partial(packet);
+        }
+        counter_add(&q->rx_csum_partial, n_partial);
+    }
     counter_add(&q->rx_packets, n);
     counter_add(&q->rx_hashed, stats.hashed);
     return 0;
@@ -758,7 +895,12 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
         atomic_read_relaxed(&afxdp->xmit_on, &xmit_on);
         if (xmit_on) {
             struct afxdp_xmit_stats xs = { 0, 0, 0 };
+            struct dp_packet *packet;
 
+            /* XDP frames carry no checksum request. */
+            DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+                stats.csum_software += afxdp_csum_tx_finish(packet);
+            }
             afxdp_xdp_xmit(afxdp->xdp, qid, batch, &xs);
             counter_add(&txq->xmit_sent, xs.sent);
             if (OVS_UNLIKELY(xs.invalid | xs.failed)) {
@@ -767,7 +909,9 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
             }
         }
     }
-    afxdp_xsk_send(afxdp->xsks[qid], batch, &stats);
+    afxdp_xsk_send(afxdp->xsks[qid], batch, afxdp->tx_csum_meta, &stats);
+    counter_add(&txq->csum_meta, stats.csum_meta);
+    counter_add(&txq->csum_software, stats.csum_software);
     counter_add(&txq->zero_copy, stats.zero_copy);
     counter_add(&txq->copied, stats.copied);
     counter_add(&txq->ring_full, stats.ring_full);
@@ -858,7 +1002,8 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     struct netdev_afxdp *afxdp = dev->afxdp;
     struct afxdp_pool_stats pool;
     uint64_t zc = 0, copied = 0, ring_full = 0, no_frame = 0, too_big = 0;
-    uint64_t hashed = 0, runt = 0, invalid = 0;
+    uint64_t hashed = 0, runt = 0, invalid = 0, rx_partial = 0;
+    uint64_t csum_meta = 0, csum_software = 0;
     uint64_t xmit_sent = 0, xmit_invalid = 0, xmit_failed = 0;
     size_t allocated = 0;
     uint32_t n_sockets;
@@ -887,6 +1032,9 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         snprintf(name, sizeof name, "xsk_queue_%d_rx_packets", i);
         add_counter(cs, &allocated, name, counter_get(&txq->rx_packets));
         hashed += counter_get(&txq->rx_hashed);
+        rx_partial += counter_get(&txq->rx_csum_partial);
+        csum_meta += counter_get(&txq->csum_meta);
+        csum_software += counter_get(&txq->csum_software);
         runt += counter_get(&txq->rx_runt);
         invalid += counter_get(&txq->rx_invalid);
         zc += counter_get(&txq->zero_copy);
@@ -899,6 +1047,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         xmit_failed += counter_get(&txq->xmit_failed);
     }
     add_counter(cs, &allocated, "rx_hash_packets", hashed);
+    add_counter(cs, &allocated, "rx_csum_partial_packets", rx_partial);
     add_counter(cs, &allocated, "rx_dropped_runt", runt);
     add_counter(cs, &allocated, "rx_dropped_invalid", invalid);
     add_counter(cs, &allocated, "tx_zero_copy_packets", zc);
@@ -906,6 +1055,8 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     add_counter(cs, &allocated, "tx_dropped_ring_full", ring_full);
     add_counter(cs, &allocated, "tx_dropped_no_frame", no_frame);
     add_counter(cs, &allocated, "tx_dropped_too_big", too_big);
+    add_counter(cs, &allocated, "tx_csum_offload_packets", csum_meta);
+    add_counter(cs, &allocated, "tx_csum_software_packets", csum_software);
     add_counter(cs, &allocated, "tx_xdp_xmit_packets", xmit_sent);
     add_counter(cs, &allocated, "tx_dropped_xdp_xmit_invalid", xmit_invalid);
     add_counter(cs, &allocated, "tx_xdp_xmit_refused", xmit_failed);
@@ -955,6 +1106,28 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
             smap_add(args, "xdp-xmit", "on");
         } else {
             smap_add_format(args, "xdp-xmit", "unavailable: %s", reason);
+        }
+
+        if (afxdp->rx_partial) {
+            smap_add(args, "rx-csum-partial", "on");
+        } else if (afxdp->rx_partial_reason) {
+            smap_add_format(args, "rx-csum-partial", "off: %s",
+                            afxdp->rx_partial_reason);
+        } else {
+            smap_add(args, "rx-csum-partial", "off");
+        }
+
+        bool xmit_on;
+
+        atomic_read_relaxed(&afxdp->xmit_on, &xmit_on);
+        if (afxdp->tx_csum_meta) {
+            smap_add(args, "tx-csum-offload",
+                     xmit_on ? "on, software under XDP transmit" : "on");
+        } else if (afxdp->tx_csum_reason) {
+            smap_add_format(args, "tx-csum-offload", "unavailable: %s",
+                            afxdp->tx_csum_reason);
+        } else {
+            smap_add(args, "tx-csum-offload", "off");
         }
     } else {
         smap_add(args, "xdp-mode", "unconfigured");

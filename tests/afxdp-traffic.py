@@ -22,6 +22,19 @@
       One of each malformed or edge-size frame in MALFORMED, below.
   afxdp-traffic.py IFACE DST-MAC size BYTES COUNT
       COUNT IPv4/UDP frames of BYTES bytes each (Ethernet header included).
+  afxdp-traffic.py IFACE DST-MAC csum wire|offload
+      The frames in CSUM_FRAMES, below: TCP and UDP over IPv4 and IPv6,
+      each with a wrong, a correct, and a partial checksum (the folded
+      pseudo-header sum that a sender with checksum offload leaves).  Prints,
+      instead of the count, the frames as they must arrive through Open
+      vSwitch, in hex, one a line: wrong and correct checksums unchanged,
+      partial ones finished, and tagged " offload" if the receiver gets them
+      to finish ("offload") rather than finished on the wire ("wire").
+  afxdp-traffic.py IFACE SRC-MAC capture COUNT SECONDS
+      Receives frames from SRC-MAC on IFACE until COUNT have arrived or
+      SECONDS have passed, and prints each in hex, one a line.  A frame the
+      kernel marks as having a checksum still to finish (CHECKSUM_PARTIAL)
+      is printed with that checksum finished, tagged " offload".
 
 Prints the number of frames the kernel accepted, and for "malformed" one
 line per frame with its name.  Uses only the standard library.
@@ -133,8 +146,116 @@ def malformed(dst):
     ]
 
 
+IP6_SRC = socket.inet_pton(socket.AF_INET6, "fd00::1")
+IP6_DST = socket.inet_pton(socket.AF_INET6, "fd00::2")
+TCP, UDP = 6, 17
+
+
+def fold(total):
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return total
+
+
+def l4_packet(version, proto, sport, payload, check):
+    """An IPv4 or IPv6 packet with a TCP or UDP header, whose L4 checksum
+    is 'check': "wrong", "correct", "partial" or "zero"."""
+    if proto == TCP:
+        l4 = struct.pack("!HHIIBBHHH", sport, 8080, 1, 0, 0x50, 0x18, 1024,
+                         0, 0) + payload
+        csum_at = 16
+    else:
+        l4 = udp(sport, 8080, payload)
+        csum_at = 6
+    if version == 4:
+        pseudo = (socket.inet_aton("10.1.1.1") + socket.inet_aton("10.1.1.2")
+                  + struct.pack("!BBH", 0, proto, len(l4)))
+    else:
+        pseudo = IP6_SRC + IP6_DST + struct.pack("!IxxxB", len(l4), proto)
+    right = csum(pseudo + l4) or 0xffff
+    partial = fold(sum(struct.unpack("!%dH" % (len(pseudo) // 2), pseudo)))
+    value = {"correct": right, "partial": partial, "zero": 0,
+             "wrong": right ^ 0x5a5a}[check]
+    assert check != "wrong" or value not in (right, partial, 0)
+    finished = l4[:csum_at] + struct.pack("!H", right) + l4[csum_at + 2:]
+    l4 = l4[:csum_at] + struct.pack("!H", value) + l4[csum_at + 2:]
+    if check != "partial":
+        finished = l4
+
+    def ip(segment):
+        if version == 4:
+            return ipv4(proto, segment)
+        return (struct.pack("!IHBB", 6 << 28, len(segment), proto, 64)
+                + IP6_SRC + IP6_DST + segment)
+    return ip(l4), ip(finished)
+
+
+def csum_frames(dst):
+    """(frame to send, frame expected, partial) for the "csum" mode."""
+    frames = []
+    for version, ethertype in ((4, 0x0800), (6, 0x86dd)):
+        for proto in (TCP, UDP):
+            checks = ["wrong", "correct", "partial"]
+            if proto == UDP and version == 4:
+                checks.append("zero")
+            for i, check in enumerate(checks):
+                payload = bytes((j * 7 + i) & 0xff
+                                for j in range(100 + 300 * i))
+                sent, finished = l4_packet(version, proto, 1000 + i,
+                                           payload, check)
+                frames.append((eth(dst, ethertype, sent),
+                               eth(dst, ethertype, finished),
+                               check == "partial"))
+    return frames
+
+
+def finish_partial(frame, csum_start, csum_offset):
+    """'frame' with the checksum the kernel left to finish finished."""
+    at = csum_start + csum_offset
+    value = csum(frame[csum_start:])
+    # The pseudo-header sum is already in the field, as the kernel left it.
+    return frame[:at] + struct.pack("!H", value) + frame[at + 2:]
+
+
+def capture(iface, src, count, seconds):
+    SOL_PACKET, PACKET_AUXDATA, TP_STATUS_CSUMNOTREADY = 263, 8, 1 << 3
+    sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                         socket.htons(0x0003))
+    sock.bind((iface, 0))
+    sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+    deadline = time.monotonic() + seconds
+    got = 0
+    while got < count and time.monotonic() < deadline:
+        sock.settimeout(max(deadline - time.monotonic(), 0.01))
+        try:
+            frame, anc, _, addr = sock.recvmsg(65536, 64)
+        except socket.timeout:
+            break
+        if addr[2] == socket.PACKET_OUTGOING or frame[6:12] != src:
+            continue
+        status = 0
+        for level, kind, data in anc:
+            if level == SOL_PACKET and kind == PACKET_AUXDATA:
+                status = struct.unpack("I", data[:4])[0]
+        tag = ""
+        if status & TP_STATUS_CSUMNOTREADY:
+            ethertype = struct.unpack("!H", frame[12:14])[0]
+            if ethertype == 0x0800:
+                start, proto = 14 + (frame[14] & 0xf) * 4, frame[23]
+            else:
+                start, proto = 54, frame[20]
+            frame = finish_partial(frame, start, 16 if proto == TCP else 6)
+            tag = " offload"
+        print(frame.hex() + tag)
+        sys.stdout.flush()
+        got += 1
+
+
 def main():
     iface, dst, mode = sys.argv[1], mac(sys.argv[2]), sys.argv[3]
+    if mode == "capture":
+        capture(iface, dst, int(sys.argv[4]), float(sys.argv[5]))
+        return
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     sock.bind((iface, 0))
     sent = 0
@@ -162,6 +283,13 @@ def main():
         for _ in range(count):
             sock.send(frame)
             sent += 1
+    elif mode == "csum":
+        offload = sys.argv[4] == "offload"
+        for frame, expected, partial in csum_frames(dst):
+            sock.send(frame)
+            print(expected.hex() + (" offload" if partial and offload
+                                    else ""))
+        return
     else:
         sys.exit("afxdp-traffic.py: unknown mode %s" % mode)
     print("sent %d" % sent)
