@@ -7,6 +7,7 @@
 #   make series   write the series as git format-patch files to build/series
 #   make series-verify   also apply them with git am to 4.0.0 and build
 #   make bench    afxdp against upstream's afxdp, AF_PACKET and DPDK af_xdp
+#   make bench-tcp       TCP (iperf3) through afxdp ports, upstream's, a bridge
 #   make bench-rxhash    afxdp with and without the device's RX hash
 #   make bench-pool      the frame pool's benchmark against locked stacks
 #   make sanitize-pool   the pool's checks under TSan and ASan + UBSan
@@ -23,7 +24,7 @@ TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
         check-afxdp check-sanitize series \
-        series-verify bench bench-rxhash bench-pool sanitize-pool clean \
+        series-verify bench bench-tcp bench-rxhash bench-pool sanitize-pool clean \
         distclean
 
 all: build
@@ -65,6 +66,12 @@ series-verify: series
 
 bench: build
 	@bash scripts/bench.sh
+	@bash scripts/bench-tcp.sh
+
+# TCP through two afxdp ports, upstream's and a Linux bridge, with the
+# senders' checksum offload on and off.
+bench-tcp: build
+	@bash scripts/bench-tcp.sh
 
 # The RX hash from XDP metadata against OVS's software hash, on traffic
 # for which veth has a hash.

@@ -1,0 +1,196 @@
+#!/bin/bash
+# TCP benchmark: iperf3, one stream, between two network namespaces joined
+# through two ports of a switch, with the namespaces' veths at their
+# default offloads (transmit checksum offload on, as in a container) and
+# with "ethtool -K DEV tx off", for:
+#   afxdp     this series' afxdp ports;
+#   upstream  upstream's afxdp (the pristine 4.0.0 tree built with
+#             --enable-afxdp);
+#   bridge    a Linux bridge, the kernel's reference.
+# Interleaved (each repeat runs every case in turn), median of the repeats.
+#
+#   ns afxt-a (ta, 10.9.1.1) --veth-- ovs-ta  [switch]  ovs-tb --veth-- (tb, 10.9.1.2) ns afxt-b
+#
+# Environment: BENCH_TCP_SECONDS (per measurement, default 5),
+# BENCH_REPEATS (default 3), BENCH_TCP_IMPLS (default "afxdp upstream
+# bridge").  Output: build/bench/tcp-results.md and tcp-results.txt.
+set -euo pipefail
+
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$TOP/build
+OUT=$BUILD/bench
+SECS=${BENCH_TCP_SECONDS:-5}
+REPEATS=${BENCH_REPEATS:-3}
+IMPLS=${BENCH_TCP_IMPLS:-"afxdp upstream bridge"}
+NS_A=afxt-a NS_B=afxt-b
+
+mkdir -p "$OUT"
+bash "$TOP/scripts/bench-prepare.sh" "$BUILD"
+SANDBOX=$OUT/tcp-sandbox
+CTL=$SANDBOX/vswitchd.ctl
+export OVS_RUNDIR=$SANDBOX OVS_LOGDIR=$SANDBOX OVS_DBDIR=$SANDBOX
+export OVS_SYSCONFDIR=$SANDBOX
+export PATH=$BUILD/ovs/utilities:$BUILD/ovs/ovsdb:$PATH
+
+stop_switch() {
+    if [ -f "$SANDBOX/ovs-vswitchd.pid" ]; then
+        kill "$(cat "$SANDBOX/ovs-vswitchd.pid")" 2>/dev/null || true
+        for _ in $(seq 50); do
+            pgrep -F "$SANDBOX/ovs-vswitchd.pid" >/dev/null 2>&1 || break
+            sleep 0.1
+        done
+    fi
+    if [ -f "$SANDBOX/ovsdb-server.pid" ]; then
+        kill "$(cat "$SANDBOX/ovsdb-server.pid")" 2>/dev/null || true
+    fi
+    rm -f "$SANDBOX"/*.pid
+    ip link del ovs-netdev 2>/dev/null || true
+    ip link del br0 2>/dev/null || true
+    ip link del afxt-br 2>/dev/null || true
+    # Upstream's afxdp leaves its program behind when it is killed.
+    for p in ovs-ta ovs-tb; do
+        ip link set dev $p xdp off 2>/dev/null || true
+        ip link set dev $p xdpgeneric off 2>/dev/null || true
+    done
+}
+
+cleanup() {
+    ip netns pids $NS_B 2>/dev/null | xargs -r kill 2>/dev/null || true
+    stop_switch
+    ip link del ovs-ta 2>/dev/null || true
+    ip link del ovs-tb 2>/dev/null || true
+    ip netns del $NS_A 2>/dev/null || true
+    ip netns del $NS_B 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+topology() {
+    ip netns add $NS_A
+    ip netns add $NS_B
+    ip link add ta type veth peer name ovs-ta
+    ip link add tb type veth peer name ovs-tb
+    ip link set ta netns $NS_A
+    ip link set tb netns $NS_B
+    ip -n $NS_A addr add 10.9.1.1/24 dev ta
+    ip -n $NS_B addr add 10.9.1.2/24 dev tb
+    for ns in $NS_A $NS_B; do
+        ip -n $ns link set lo up
+    done
+    ip -n $NS_A link set ta up
+    ip -n $NS_B link set tb up
+    ip link set ovs-ta up
+    ip link set ovs-tb up
+}
+
+# start_switch IMPL
+start_switch() {
+    local impl=$1 tree
+    case $impl in
+    bridge)
+        ip link add afxt-br type bridge
+        ip link set ovs-ta master afxt-br
+        ip link set ovs-tb master afxt-br
+        ip link set afxt-br up
+        return ;;
+    afxdp) tree=$BUILD/ovs ;;
+    upstream) tree=$BUILD/upstream ;;
+    esac
+    rm -rf "$SANDBOX"
+    mkdir -p "$SANDBOX"
+    ovsdb-tool create "$SANDBOX/conf.db" "$tree/vswitchd/vswitch.ovsschema"
+    ovsdb-server --detach --no-chdir --pidfile --log-file \
+        --remote=punix:"$SANDBOX/db.sock" "$SANDBOX/conf.db"
+    ovs-vsctl --no-wait init -- set Open_vSwitch . \
+        other_config:pmd-cpu-mask=0x2
+    "$tree/vswitchd/ovs-vswitchd" --detach --no-chdir \
+        --pidfile="$SANDBOX/ovs-vswitchd.pid" \
+        --log-file="$SANDBOX/ovs-vswitchd.log" --unixctl="$CTL" \
+        -vconsole:off -vsyslog:off
+    ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
+        -- add-port br0 ovs-ta -- set interface ovs-ta type=afxdp \
+        -- add-port br0 ovs-tb -- set interface ovs-tb type=afxdp
+    ovs-ofctl add-flow br0 actions=normal
+    for p in ovs-ta ovs-tb; do
+        for _ in $(seq 50); do
+            [ "$(ovs-vsctl get interface $p ofport)" -gt 0 ] 2>/dev/null \
+                && break
+            sleep 0.2
+        done
+    done
+}
+
+# measure IMPL OFFLOADS: prints "Gbit/s retransmits ring-full".
+measure() {
+    local impl=$1 offl=$2 json gbps retr ringfull=n/a
+    ip netns exec $NS_A ethtool -K ta tx "$offl" >/dev/null
+    ip netns exec $NS_B ethtool -K tb tx "$offl" >/dev/null
+    start_switch "$impl"
+    # Let the switch learn both MACs.
+    ip netns exec $NS_A ping -q -c 2 -i 0.2 -W 1 10.9.1.2 >/dev/null 2>&1 \
+        || true
+    ip netns exec $NS_B iperf3 -s -1 -B 10.9.1.2 >/dev/null 2>&1 &
+    sleep 0.5
+    json=$OUT/tcp-$impl-$offl.json
+    ip netns exec $NS_A timeout $((SECS + 15)) iperf3 -c 10.9.1.2 \
+        -t "$SECS" -J --connect-timeout 3000 > "$json" 2>/dev/null || true
+    read -r gbps retr < <(python3 - "$json" <<'PY'
+import json, sys
+try:
+    end = json.load(open(sys.argv[1]))["end"]
+    print(end["sum_received"]["bits_per_second"] / 1e9,
+          end["sum_sent"].get("retransmits", 0))
+except (ValueError, KeyError):
+    print(0, "n/a")
+PY
+)
+    if [ "$impl" != bridge ]; then
+        ringfull=$(ovs-vsctl get interface ovs-tb \
+                   statistics:xsk_queue_0_rx_ring_full 2>/dev/null \
+                   || echo n/a)
+        cp "$SANDBOX/ovs-vswitchd.log" "$OUT/tcp-vswitchd-$impl.log"
+    fi
+    ip netns pids $NS_B | xargs -r kill 2>/dev/null || true
+    stop_switch
+    echo "$gbps $retr $ringfull"
+}
+
+command -v iperf3 >/dev/null || {
+    echo "bench-tcp: installing iperf3" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q iperf3 >/dev/null
+}
+
+results=$OUT/tcp-results.txt
+: > "$results"
+cleanup
+topology
+for r in $(seq "$REPEATS"); do
+    for impl in $IMPLS; do
+        for offl in on off; do
+            m=$(measure "$impl" "$offl")
+            echo "bench-tcp: run $r: $impl tx-checksum=$offl: $m" >&2
+            echo "$impl $offl $m" >> "$results"
+        done
+    done
+done
+
+python3 - "$results" "$OUT/tcp-results.md" <<'PY'
+import statistics, sys
+names = {"afxdp": "ovs-afxdp (this series)", "upstream": "upstream afxdp",
+         "bridge": "Linux bridge"}
+runs = {}
+for line in open(sys.argv[1]):
+    impl, offl, gbps, retr, ringfull = line.split()
+    runs.setdefault((impl, offl), []).append((float(gbps), retr, ringfull))
+out = ["| switch | sender tx checksum offload | Gbit/s (median) "
+       "| retransmits | rx ring full (receiving port) | runs |",
+       "|---|---|---|---|---|---|"]
+for (impl, offl), rs in runs.items():
+    gbps = statistics.median(r[0] for r in rs)
+    out.append("| %s | %s | %.2f | %s | %s | %d |" % (
+        names.get(impl, impl), "on (default)" if offl == "on" else "off",
+        gbps, " ".join(r[1] for r in rs), " ".join(r[2] for r in rs),
+        len(rs)))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+PY
