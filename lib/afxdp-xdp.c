@@ -186,8 +186,9 @@ afxdp_netdev_family(void)
 
 /* Asks the kernel for the XDP features of device 'ifindex' (attribute
  * AFXDP_NETDEV_A_DEV_XDP_FEATURES, AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_
- * FEATURES or AFXDP_NETDEV_A_DEV_XSK_FEATURES in 'attr').  Returns 0 and stores them in '*features', or a
- * positive errno and the reason in '*reason' (a static string). */
+ * FEATURES or AFXDP_NETDEV_A_DEV_XSK_FEATURES in 'attr').  Returns 0 and
+ * stores them in '*features', or a positive errno and the reason in
+ * '*reason' (a static string). */
 static int
 afxdp_xdp_probe(int ifindex, uint16_t attr, uint64_t *features,
                 const char **reason)
