@@ -30,59 +30,29 @@
 
 BUILD_ASSERT_DECL(sizeof(struct afxdp_tx_meta) == 16);
 
-/* The value a local sender leaves in the checksum field of a packet whose
- * checksum it left partial: the folded pseudo-header sum, not inverted. */
-static ovs_be16
-partial_value(uint32_t pseudo_sum)
-{
-    return ~csum_finish(pseudo_sum);
-}
+/* UDP ports of the tunnels whose inner checksums are examined. */
+#define VXLAN_PORT 4789
+#define GENEVE_PORT 6081
 
-/* Sets 'packet''s L3 and L4 offsets and marks its checksum partial, if the
- * checksum field of its TCP or UDP header at 'l4', 'l4_size' bytes long,
- * holds 'pseudo_sum' folded.  Returns true if it did. */
+/* A TCP or UDP header found by parse_l4(). */
+struct l4_info {
+    char *l3;                   /* IPv4 or IPv6 header. */
+    char *l4;                   /* TCP or UDP header. */
+    size_t l4_size;             /* From 'l4' to the end of the IP packet. */
+    uint8_t proto;              /* IPPROTO_TCP or IPPROTO_UDP. */
+    uint32_t pseudo_sum;        /* Of the pseudo-header, unfolded. */
+};
+
+/* Parses the Ethernet frame of 'size' bytes at 'data' (at most one 802.1Q
+ * tag; IPv4 not fragmented, or IPv6 without extension headers) down to a
+ * TCP or UDP header whole within it.  Returns true and fills in '*info' if
+ * there is one. */
 static bool
-mark_if_partial(struct dp_packet *packet, const void *l3, void *l4,
-                size_t l4_size, uint8_t proto, uint32_t pseudo_sum)
+parse_l4(char *data, size_t size, struct l4_info *info)
 {
-    ovs_be16 want = partial_value(pseudo_sum);
-
-    if (proto == IPPROTO_TCP) {
-        const struct tcp_header *tcp = l4;
-
-        if (l4_size < TCP_HEADER_LEN || tcp->tcp_csum != want) {
-            return false;
-        }
-        dp_packet_l4_proto_set_tcp(packet);
-    } else if (proto == IPPROTO_UDP) {
-        const struct udp_header *udp = l4;
-
-        if (l4_size < UDP_HEADER_LEN || udp->udp_csum != want
-            || ntohs(udp->udp_len) != l4_size) {
-            return false;
-        }
-        dp_packet_l4_proto_set_udp(packet);
-    } else {
-        return false;
-    }
-
-    dp_packet_set_l3(packet, CONST_CAST(void *, l3));
-    dp_packet_set_l4(packet, l4);
-    dp_packet_l4_checksum_set_partial(packet);
-    return true;
-}
-
-/* Marks 'packet', just received, as having a partial L4 checksum if its
- * TCP or UDP checksum field holds what a local sender leaves there when it
- * lets the device finish the checksum (see afxdp-csum.h).  Sets the L3 and
- * L4 offsets of a packet it marks.  Returns true if it marked 'packet'. */
-bool
-afxdp_csum_rx_partial(struct dp_packet *packet)
-{
-    char *data = dp_packet_data(packet);
-    size_t size = dp_packet_size(packet);
     size_t l3_ofs = ETH_HEADER_LEN;
     ovs_be16 eth_type;
+    size_t hdr_len;
 
     if (size < ETH_HEADER_LEN) {
         return false;
@@ -97,10 +67,11 @@ afxdp_csum_rx_partial(struct dp_packet *packet)
         l3_ofs = VLAN_ETH_HEADER_LEN;
     }
 
+    info->l3 = data + l3_ofs;
     if (eth_type == htons(ETH_TYPE_IP)) {
         const struct ip_header *ip
-            = ALIGNED_CAST(const struct ip_header *, data + l3_ofs);
-        size_t ip_len, hdr_len;
+            = ALIGNED_CAST(const struct ip_header *, info->l3);
+        size_t ip_len;
 
         if (size - l3_ofs < IP_HEADER_LEN
             || IP_VER(ip->ip_ihl_ver) != 4) {
@@ -113,28 +84,144 @@ afxdp_csum_rx_partial(struct dp_packet *packet)
             || IP_IS_FRAGMENT(ip->ip_frag_off)) {
             return false;
         }
-        return mark_if_partial(packet, ip, data + l3_ofs + hdr_len,
-                               ip_len - hdr_len, ip->ip_proto,
-                               packet_csum_pseudoheader(ip));
+        info->l4_size = ip_len - hdr_len;
+        info->proto = ip->ip_proto;
+        info->pseudo_sum = packet_csum_pseudoheader(ip);
     } else if (eth_type == htons(ETH_TYPE_IPV6)) {
         const struct ovs_16aligned_ip6_hdr *ip6
-            = ALIGNED_CAST(const struct ovs_16aligned_ip6_hdr *,
-                           data + l3_ofs);
-        size_t plen;
+            = ALIGNED_CAST(const struct ovs_16aligned_ip6_hdr *, info->l3);
 
         if (size - l3_ofs < IPV6_HEADER_LEN) {
             return false;
         }
-        plen = ntohs(ip6->ip6_plen);
-        if (plen > size - l3_ofs - IPV6_HEADER_LEN) {
+        hdr_len = IPV6_HEADER_LEN;
+        info->l4_size = ntohs(ip6->ip6_plen);
+        if (info->l4_size > size - l3_ofs - IPV6_HEADER_LEN) {
             return false;
         }
-        return mark_if_partial(packet, ip6,
-                               data + l3_ofs + IPV6_HEADER_LEN, plen,
-                               ip6->ip6_nxt,
-                               packet_csum_pseudoheader6(ip6));
+        info->proto = ip6->ip6_nxt;
+        info->pseudo_sum = packet_csum_pseudoheader6(ip6);
+    } else {
+        return false;
+    }
+    info->l4 = info->l3 + hdr_len;
+
+    if (info->proto == IPPROTO_TCP) {
+        return info->l4_size >= TCP_HEADER_LEN;
+    } else if (info->proto == IPPROTO_UDP) {
+        const struct udp_header *udp
+            = ALIGNED_CAST(const struct udp_header *, info->l4);
+
+        return (info->l4_size >= UDP_HEADER_LEN
+                && ntohs(udp->udp_len) == info->l4_size);
     }
     return false;
+}
+
+/* Returns the checksum field of the TCP or UDP header in 'info'. */
+static ovs_be16 *
+l4_csum_field(const struct l4_info *info)
+{
+    return (info->proto == IPPROTO_TCP
+            ? &ALIGNED_CAST(struct tcp_header *, info->l4)->tcp_csum
+            : &ALIGNED_CAST(struct udp_header *, info->l4)->udp_csum);
+}
+
+/* Returns true if the checksum field in 'info' holds what a local sender
+ * leaves there when it lets the device finish the checksum: the folded
+ * pseudo-header sum, not inverted.  (That value is never 0, which in UDP
+ * means "no checksum".) */
+static bool
+is_partial(const struct l4_info *info)
+{
+    return *l4_csum_field(info) == ~csum_finish(info->pseudo_sum);
+}
+
+/* Returns the Ethernet frame carried by the VXLAN or Geneve packet whose
+ * UDP header is in 'info', and stores its size in '*sizep'; or NULL. */
+static char *
+tunnel_payload(const struct l4_info *info, size_t *sizep)
+{
+    const struct udp_header *udp
+        = ALIGNED_CAST(const struct udp_header *, info->l4);
+    const uint8_t *hdr = (const uint8_t *) (udp + 1);
+    size_t size = info->l4_size - UDP_HEADER_LEN;
+    size_t hdr_len;
+
+    if (size < 8) {
+        return NULL;
+    }
+    if (udp->udp_dst == htons(VXLAN_PORT)) {
+        hdr_len = 8;
+    } else if (udp->udp_dst == htons(GENEVE_PORT)
+               && (hdr[0] >> 6) == 0
+               && hdr[2] == 0x65 && hdr[3] == 0x58) {
+        /* Version 0, transparent Ethernet bridging. */
+        hdr_len = 8 + (hdr[0] & 0x3f) * 4;
+    } else {
+        return NULL;
+    }
+    if (size < hdr_len) {
+        return NULL;
+    }
+    *sizep = size - hdr_len;
+    return CONST_CAST(char *, (const char *) hdr + hdr_len);
+}
+
+/* If the UDP packet in 'outer' is a VXLAN or Geneve packet whose inner TCP
+ * or UDP checksum was left partial, finishes that checksum.  (Open vSwitch
+ * forgets a packet's offload flags when it pops a tunnel header, so the
+ * inner checksum cannot wait for the output.)  The outer UDP checksum, if
+ * any, was computed for the finished inner one: a sender's stack uses
+ * local checksum offload for it.  Returns true if it finished one. */
+static bool
+finish_inner(const struct l4_info *outer)
+{
+    struct l4_info inner;
+    ovs_be16 *field;
+    char *frame;
+    size_t size;
+
+    frame = tunnel_payload(outer, &size);
+    if (!frame || !parse_l4(frame, size, &inner) || !is_partial(&inner)) {
+        return false;
+    }
+
+    field = l4_csum_field(&inner);
+    *field = 0;
+    *field = csum_finish(csum_continue(inner.pseudo_sum, inner.l4,
+                                       inner.l4_size));
+    if (inner.proto == IPPROTO_UDP && !*field) {
+        *field = htons(0xffff);
+    }
+    return true;
+}
+
+/* Marks 'packet', just received, as having a partial L4 checksum if its
+ * TCP or UDP checksum field holds what a local sender leaves there when it
+ * lets the device finish the checksum (see afxdp-csum.h), and sets its L3
+ * and L4 offsets.  Finishes, instead, the inner checksum of a VXLAN or
+ * Geneve packet left partial.  Returns true if it did either. */
+bool
+afxdp_csum_rx_partial(struct dp_packet *packet)
+{
+    struct l4_info info;
+
+    if (!parse_l4(dp_packet_data(packet), dp_packet_size(packet), &info)) {
+        return false;
+    }
+    if (is_partial(&info)) {
+        if (info.proto == IPPROTO_TCP) {
+            dp_packet_l4_proto_set_tcp(packet);
+        } else {
+            dp_packet_l4_proto_set_udp(packet);
+        }
+        dp_packet_set_l3(packet, info.l3);
+        dp_packet_set_l4(packet, info.l4);
+        dp_packet_l4_checksum_set_partial(packet);
+        return true;
+    }
+    return info.proto == IPPROTO_UDP && finish_inner(&info);
 }
 
 /* Returns true if 'packet' has a checksum left for its sender to finish:

@@ -33,15 +33,22 @@
  * marks it partial in its dp_packet, as a NIC would mark one it verified,
  * so that Open vSwitch finishes the checksum where the output needs it.
  *
+ * A VXLAN or Geneve tunnel endpoint on this host leaves the checksum of
+ * the inner packet partial in the same way.  Open vSwitch forgets a
+ * packet's offload flags when it pops a tunnel header, so for such a
+ * packet the inner checksum is finished right away, in software.
+ *
  * The test cannot damage a packet whose checksum is complete and correct:
  * finishing a checksum computes it from the data alone, whatever the field
  * held, and gives back the same value.  A packet corrupted on its way here
  * whose checksum field happens to equal its pseudo-header sum (1 in 65535
  * for a random error) is finished too, where a NIC that verifies checksums
  * would count it bad.  The test reads the headers only, a few nanoseconds
- * per TCP or UDP packet; it handles Ethernet with at most one 802.1Q tag,
- * IPv4 without fragmentation and IPv6 without extension headers, which is
- * what the kernel's stack sends partial.
+ * per TCP or UDP packet.  It handles Ethernet with at most one 802.1Q
+ * tag, IPv4 that is not fragmented (the stack never leaves a fragment's
+ * checksum partial) and IPv6 without extension headers, and VXLAN (UDP
+ * port 4789) and Geneve (6081) around them; a partial checksum in any
+ * other packet goes unnoticed and arrives unfinished.
  *
  * Transmit.  Linux 6.11 and later finish a checksum for an AF_XDP socket
  * when the descriptor carries XDP_TX_METADATA and the metadata in front of

@@ -63,6 +63,9 @@ run_afxdp() {
     echo "== check-afxdp (system-afxdp and system-traffic over afxdp ports)"
     system_tests "$OVS" afxdp
     skip_reasons "$LOGDIR/afxdp.log"
+    # Tests that ran with their veths' checksum offload off, and why.
+    sed -n 's/^\(.*\) | tx off: \(.*\)$/tx off: \1 -- \2/p' \
+        "$TOP/tests/system-afxdp-skip.txt"
 }
 
 # Under the sanitizers, only the series' own system tests: keyword afxdp.

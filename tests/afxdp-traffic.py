@@ -23,9 +23,10 @@
   afxdp-traffic.py IFACE DST-MAC size BYTES COUNT
       COUNT IPv4/UDP frames of BYTES bytes each (Ethernet header included).
   afxdp-traffic.py IFACE DST-MAC csum wire|offload
-      The frames in CSUM_FRAMES, below: TCP and UDP over IPv4 and IPv6,
+      The frames of csum_frames(), below: TCP and UDP over IPv4 and IPv6,
       each with a wrong, a correct, and a partial checksum (the folded
-      pseudo-header sum that a sender with checksum offload leaves).  Prints,
+      pseudo-header sum that a sender with checksum offload leaves), and
+      VXLAN and Geneve packets around a TCP packet with a partial one.  Prints,
       instead of the count, the frames as they must arrive through Open
       vSwitch, in hex, one a line: wrong and correct checksums unchanged,
       partial ones finished, and tagged " offload" if the receiver gets them
@@ -206,6 +207,19 @@ def csum_frames(dst):
                 frames.append((eth(dst, ethertype, sent),
                                eth(dst, ethertype, finished),
                                check == "partial"))
+    # VXLAN and Geneve (outer UDP checksum 0) around IPv4 TCP with a partial
+    # checksum: the inner checksum arrives finished, in any case.
+    inner_mac = bytes.fromhex("0200000000bb")
+    for port, tunnel_hdr in ((4789, bytes.fromhex("0800000000000100")),
+                             (6081, bytes.fromhex("0000655800000100"))):
+        sent, finished = l4_packet(4, TCP, 2000 + port % 100, b"inner" * 40,
+                                   "partial")
+        outer = []
+        for inner in (sent, finished):
+            frame = tunnel_hdr + eth(inner_mac, 0x0800, inner)
+            outer.append(eth(dst, 0x0800,
+                             ipv4(UDP, udp(3000, port, frame))))
+        frames.append((outer[0], outer[1], False))
     return frames
 
 
