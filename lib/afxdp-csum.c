@@ -134,7 +134,9 @@ l4_csum_field(const struct l4_info *info)
 static bool
 is_partial(const struct l4_info *info)
 {
-    return *l4_csum_field(info) == ~csum_finish(info->pseudo_sum);
+    ovs_be16 partial = ~csum_finish(info->pseudo_sum);
+
+    return *l4_csum_field(info) == partial;
 }
 
 /* Returns the Ethernet frame carried by the VXLAN or Geneve packet whose
