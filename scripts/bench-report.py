@@ -11,12 +11,13 @@ import math
 import statistics
 import sys
 
-ORDER = ["afxdp", "afxdp-nohash", "afxdp-socket-tx", "upstream", "system",
-         "dpdk"]
+ORDER = ["afxdp", "afxdp-nohash", "afxdp-socket-tx", "afxdp-nocsum",
+         "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
     "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
+    "afxdp-nocsum": "ovs-afxdp, rx-csum-partial=false",
     "upstream": "upstream afxdp",
     "system": "type=system (AF_PACKET)",
     "dpdk": "OVS 3.1 + DPDK net_af_xdp",

@@ -16,7 +16,8 @@
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
 # (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
 # "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
-# this series with options:xdp-xmit=false), BENCH_CASES
+# this series with options:xdp-xmit=false; "afxdp-nocsum": this series
+# with options:rx-csum-partial=false), BENCH_CASES
 # (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
 # BENCH_PERF (if set, "perf record" of the PMD's core during each
@@ -131,6 +132,10 @@ start_ovs() {
            vswitchd=$OVS/vswitchd/ovs-vswitchd
            schema=$OVS/vswitchd/vswitch.ovsschema
            extra="options:xdp-xmit=false" ;;
+    afxdp-nocsum)
+           vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema
+           extra="options:rx-csum-partial=false" ;;
     upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
               schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
     system) vswitchd=$OVS/vswitchd/ovs-vswitchd
