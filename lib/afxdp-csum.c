@@ -22,6 +22,7 @@
 #include <netinet/in.h>
 #include <netinet/ip6.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "csum.h"
 #include "dp-packet.h"
@@ -42,6 +43,41 @@ struct l4_info {
     uint8_t proto;              /* IPPROTO_TCP or IPPROTO_UDP. */
     uint32_t pseudo_sum;        /* Of the pseudo-header, unfolded. */
 };
+
+/* The ones' complement sum, unfolded, of the 'n' 16-bit words at 'p', as
+ * they lie in memory (like csum_continue(), for a few aligned words). */
+static inline uint32_t
+sum_words(const void *p, size_t n)
+{
+    const uint8_t *b = p;
+    uint32_t sum = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        uint16_t word;
+
+        memcpy(&word, b + 2 * i, sizeof word);
+        sum += word;
+    }
+    return sum;
+}
+
+/* The pseudo-header sums of an IPv4 or IPv6 packet whose L4 part is
+ * 'l4_size' bytes of protocol 'proto', unfolded: what packet_csum_
+ * pseudoheader() and packet_csum_pseudoheader6() compute, inline, since
+ * this runs for every packet received. */
+static inline uint32_t
+pseudo_sum4(const struct ip_header *ip, size_t l4_size)
+{
+    return (sum_words(&ip->ip_src, 4) + htons(ip->ip_proto)
+            + htons(l4_size));
+}
+
+static inline uint32_t
+pseudo_sum6(const struct ovs_16aligned_ip6_hdr *ip6)
+{
+    return (sum_words(&ip6->ip6_src, 16) + htons(ip6->ip6_nxt)
+            + ip6->ip6_plen);
+}
 
 /* Parses the Ethernet frame of 'size' bytes at 'data' (at most one 802.1Q
  * tag; IPv4 not fragmented, or IPv6 without extension headers) down to a
@@ -86,7 +122,7 @@ parse_l4(char *data, size_t size, struct l4_info *info)
         }
         info->l4_size = ip_len - hdr_len;
         info->proto = ip->ip_proto;
-        info->pseudo_sum = packet_csum_pseudoheader(ip);
+        info->pseudo_sum = pseudo_sum4(ip, info->l4_size);
     } else if (eth_type == htons(ETH_TYPE_IPV6)) {
         const struct ovs_16aligned_ip6_hdr *ip6
             = ALIGNED_CAST(const struct ovs_16aligned_ip6_hdr *, info->l3);
@@ -100,7 +136,7 @@ parse_l4(char *data, size_t size, struct l4_info *info)
             return false;
         }
         info->proto = ip6->ip6_nxt;
-        info->pseudo_sum = packet_csum_pseudoheader6(ip6);
+        info->pseudo_sum = pseudo_sum6(ip6);
     } else {
         return false;
     }
