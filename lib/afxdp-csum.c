@@ -46,7 +46,7 @@ struct l4_info {
 
 /* The ones' complement sum, unfolded, of the 'n' 16-bit words at 'p', as
  * they lie in memory (like csum_continue(), for a few aligned words). */
-static inline uint32_t
+static uint32_t
 sum_words(const void *p, size_t n)
 {
     const uint8_t *b = p;
@@ -65,14 +65,14 @@ sum_words(const void *p, size_t n)
  * 'l4_size' bytes of protocol 'proto', unfolded: what packet_csum_
  * pseudoheader() and packet_csum_pseudoheader6() compute, inline, since
  * this runs for every packet received. */
-static inline uint32_t
+static uint32_t
 pseudo_sum4(const struct ip_header *ip, size_t l4_size)
 {
     return (sum_words(&ip->ip_src, 4) + htons(ip->ip_proto)
             + htons(l4_size));
 }
 
-static inline uint32_t
+static uint32_t
 pseudo_sum6(const struct ovs_16aligned_ip6_hdr *ip6)
 {
     return (sum_words(&ip6->ip6_src, 16) + htons(ip6->ip6_nxt)
