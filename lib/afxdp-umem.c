@@ -857,9 +857,10 @@ xsk_kick_tx(struct afxdp_xsk *xsk)
 
 /* Sends the packets of 'batch' on 'xsk' and takes ownership of them.
  * Packets received on an afxdp port go from their own frame; others are
- * copied into a fresh frame.  A partial checksum is finished by the kernel
- * if 'csum_meta' (see afxdp_umem_has_tx_meta()), otherwise in software.
- * Updates '*stats'. */
+ * copied into a fresh frame.  If 'csum_meta' (see afxdp_umem_has_tx_meta()),
+ * a partial checksum is finished by the kernel; otherwise the caller has
+ * finished every checksum (its port advertises no checksum offload, so
+ * netdev_send() did).  Updates '*stats'. */
 void
 afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
                bool csum_meta, struct afxdp_tx_stats *stats)
@@ -892,11 +893,9 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
 
         if (csum_meta) {
             csum = afxdp_csum_tx_prepare(packet, &meta);
-        } else if (afxdp_csum_tx_finish(packet)) {
-            csum = AFXDP_CSUM_TX_SOFTWARE;
+            stats->csum_meta += csum == AFXDP_CSUM_TX_META;
+            stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
         }
-        stats->csum_meta += csum == AFXDP_CSUM_TX_META;
-        stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
 
         len = dp_packet_size(packet);
         if (packet->source == DPBUF_AFXDP) {

@@ -157,16 +157,28 @@ netdev_afxdp_of(const struct netdev *netdev)
     return netdev_linux_cast(netdev)->afxdp;
 }
 
+/* Returns the index of 's' among the 'n' strings in 'names', or -1. */
+static int
+afxdp_name_index(const char *const names[], size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!strcmp(s, names[i])) {
+            return i;
+        }
+    }
+    return -1;
+}
+
 static bool
 afxdp_mode_from_string(const char *s, enum afxdp_mode *mode)
 {
-    for (int i = 0; i < ARRAY_SIZE(afxdp_mode_names); i++) {
-        if (!strcmp(s, afxdp_mode_names[i])) {
-            *mode = i;
-            return true;
-        }
+    int i = afxdp_name_index(afxdp_mode_names, ARRAY_SIZE(afxdp_mode_names),
+                             s);
+
+    if (i >= 0) {
+        *mode = i;
     }
-    return false;
+    return i >= 0;
 }
 
 static size_t
@@ -372,12 +384,12 @@ afxdp_parse_rx_csum(const struct netdev *netdev, const struct smap *args,
                     enum afxdp_rx_csum *rx_csum, char **errp)
 {
     const char *s = smap_get_def(args, "rx-csum-partial", "auto");
+    int i = afxdp_name_index(afxdp_rx_csum_names,
+                             ARRAY_SIZE(afxdp_rx_csum_names), s);
 
-    for (int i = 0; i < ARRAY_SIZE(afxdp_rx_csum_names); i++) {
-        if (!strcmp(s, afxdp_rx_csum_names[i])) {
-            *rx_csum = i;
-            return 0;
-        }
+    if (i >= 0) {
+        *rx_csum = i;
+        return 0;
     }
     *errp = xasprintf("%s: invalid rx-csum-partial '%s': expected auto, "
                       "true or false", netdev_get_name(netdev), s);
@@ -621,14 +633,12 @@ afxdp_csum_setup(struct netdev_afxdp *afxdp, const char *name, int ifindex)
     }
 
     afxdp->tx_csum = afxdp->requested_tx_csum;
-    afxdp->tx_csum_reason = NULL;
-    if (!afxdp->tx_csum) {
-        afxdp->tx_csum_meta = false;
-    } else if (!afxdp_umem_has_tx_meta()) {
-        afxdp->tx_csum_reason = "kernel has no AF_XDP TX metadata";
-    } else if (afxdp->zero_copy) {
-        afxdp->tx_csum_reason = afxdp_xdp_probe_xsk_csum(ifindex);
-    }
+    afxdp->tx_csum_reason = (!afxdp->tx_csum ? NULL
+                             : !afxdp_umem_has_tx_meta()
+                             ? "kernel has no AF_XDP TX metadata"
+                             : afxdp->zero_copy
+                             ? afxdp_xdp_probe_xsk_csum(ifindex)
+                             : NULL);
     afxdp->tx_csum_meta = afxdp->tx_csum && !afxdp->tx_csum_reason;
 }
 
@@ -897,9 +907,12 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
             struct afxdp_xmit_stats xs = { 0, 0, 0 };
             struct dp_packet *packet;
 
-            /* XDP frames carry no checksum request. */
-            DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
-                stats.csum_software += afxdp_csum_tx_finish(packet);
+            /* XDP frames carry no checksum request.  (Without the
+             * offload advertised, netdev_send() finished them all.) */
+            if (afxdp->tx_csum_meta) {
+                DP_PACKET_BATCH_FOR_EACH (i, packet, batch) {
+                    stats.csum_software += afxdp_csum_tx_finish(packet);
+                }
             }
             afxdp_xdp_xmit(afxdp->xdp, qid, batch, &xs);
             counter_add(&txq->xmit_sent, xs.sent);
