@@ -29,6 +29,7 @@
 #include "bpf/afxdp-prog.h"
 #include "coverage.h"
 #include "dp-packet.h"
+#include "dpif-netdev.h"
 #include "id-pool.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/list.h"
@@ -42,6 +43,8 @@
 VLOG_DEFINE_THIS_MODULE(afxdp_umem);
 
 COVERAGE_DEFINE(afxdp_fill_short);
+COVERAGE_DEFINE(afxdp_rx_multi_buffer);
+COVERAGE_DEFINE(afxdp_tx_multi_buffer);
 COVERAGE_DEFINE(afxdp_rx_invalid);
 COVERAGE_DEFINE(afxdp_rx_runt);
 COVERAGE_DEFINE(afxdp_tx_zero_copy);
@@ -61,6 +64,12 @@ COVERAGE_DEFINE(afxdp_tx_wakeup_error);
  * descriptor says that it carries some. */
 #define AFXDP_UMEM_TX_METADATA_LEN (1 << 2)
 #define AFXDP_XDP_TX_METADATA (1 << 1)
+
+/* Linux 6.6: multi-buffer.  A socket bound with the flag receives and
+ * sends packets larger than a frame as chains of descriptors, each but the
+ * last marked "continued". */
+#define AFXDP_XDP_USE_SG (1 << 4)
+#define AFXDP_XDP_PKT_CONTD (1 << 0)
 
 /* struct xdp_umem_reg as of Linux 6.8.  Older kernels take the same size
  * and reject the flag above. */
@@ -125,6 +134,11 @@ static struct dp_packet *umem_packets;     /* One per frame. */
  * otherwise 0.  Written under 'umem_mutex' before the first socket is
  * bound; read by senders of bound sockets. */
 static atomic_uint32_t umem_tx_meta_len = 0;
+
+/* Whether the UMEM's first socket was bound with multi-buffer, which
+ * every socket sharing the UMEM inherits.  Written under 'umem_mutex'
+ * when the first socket is bound; read by senders of bound sockets. */
+static atomic_bool umem_sg = false;
 
 /* holder[i]: the slot of the socket that holds frame i in one of its rings
  * (or between them, in the kernel), 0 if none does.  Written by the thread
@@ -442,33 +456,22 @@ xsk_setup_rings(struct afxdp_xsk *xsk, uint32_t ring_size, char **errp)
     return error;
 }
 
+/* Binds 'xsk' to queue 'queue' of device 'ifindex' with 'flags', waiting
+ * a moment for a queue that is still busy.  Returns 0 or a positive
+ * errno. */
 static int
-xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
-         enum afxdp_xsk_copy copy, const struct afxdp_xsk *anchor,
-         char **errp)
-    OVS_REQUIRES(umem_mutex)
+xsk_bind__(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
+           uint16_t flags, const struct afxdp_xsk *anchor)
 {
     struct sockaddr_xdp sxdp;
-    struct xdp_options opts;
-    socklen_t optlen = sizeof opts;
     int error;
 
     memset(&sxdp, 0, sizeof sxdp);
     sxdp.sxdp_family = AF_XDP;
     sxdp.sxdp_ifindex = ifindex;
     sxdp.sxdp_queue_id = queue;
-    if (anchor) {
-        /* The copy mode and need_wakeup are the UMEM's, set when its first
-         * socket was bound; a sharing socket may not ask for its own. */
-        sxdp.sxdp_flags = XDP_SHARED_UMEM;
-        sxdp.sxdp_shared_umem_fd = anchor->fd;
-    } else {
-        /* Neither XDP_COPY nor XDP_ZEROCOPY: zero-copy if the driver can,
-         * else copy. */
-        sxdp.sxdp_flags = (XDP_USE_NEED_WAKEUP
-                           | (copy == AFXDP_XSK_ZEROCOPY ? XDP_ZEROCOPY
-                              : copy == AFXDP_XSK_COPY ? XDP_COPY : 0));
-    }
+    sxdp.sxdp_flags = flags;
+    sxdp.sxdp_shared_umem_fd = anchor ? anchor->fd : 0;
 
     /* The kernel lets go of a queue some time after the socket bound to it
      * is closed (it releases the socket's buffer pool from a workqueue):
@@ -477,16 +480,75 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
         error = bind(xsk->fd, (struct sockaddr *) &sxdp, sizeof sxdp)
                 ? errno : 0;
         if (error != EBUSY || i >= BIND_BUSY_RETRIES) {
-            break;
+            return error;
         }
         xnanosleep(BIND_BUSY_WAIT_NS);
+    }
+}
+
+/* Binds 'xsk', the UMEM's first socket if 'anchor' is null, otherwise one
+ * that shares it with 'anchor'.  The first socket decides for the whole
+ * UMEM: copy mode, need_wakeup and multi-buffer.  It tries zero-copy
+ * before copy (as 'copy' allows), and within each, multi-buffer first;
+ * without multi-buffer only if 'need_sg' is false, since a zero-copy
+ * driver may lack multi-buffer support. */
+static int
+xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
+         enum afxdp_xsk_copy copy, bool need_sg,
+         const struct afxdp_xsk *anchor, char **errp)
+    OVS_REQUIRES(umem_mutex)
+{
+    bool kernel_sg = afxdp_umem_kernel_has_sg();
+    struct xdp_options opts;
+    socklen_t optlen = sizeof opts;
+    uint16_t tries[4];
+    size_t n_tries = 0;
+    int error = 0;
+
+    if (anchor) {
+        /* A sharing socket may not ask for flags of its own. */
+        tries[n_tries++] = XDP_SHARED_UMEM;
+    } else {
+        static const uint16_t modes[2] = { XDP_ZEROCOPY, XDP_COPY };
+
+        for (int m = 0; m < 2; m++) {
+            if ((modes[m] == XDP_ZEROCOPY && copy == AFXDP_XSK_COPY)
+                || (modes[m] == XDP_COPY && copy == AFXDP_XSK_ZEROCOPY)) {
+                continue;
+            }
+            if (kernel_sg) {
+                tries[n_tries++] = (modes[m] | XDP_USE_NEED_WAKEUP
+                                    | AFXDP_XDP_USE_SG);
+            }
+            if (!kernel_sg || !need_sg) {
+                tries[n_tries++] = modes[m] | XDP_USE_NEED_WAKEUP;
+            }
+        }
+    }
+
+    for (size_t t = 0; t < n_tries; t++) {
+        error = xsk_bind__(xsk, ifindex, queue, tries[t], anchor);
+        if (!error) {
+            if (!anchor) {
+                atomic_store_relaxed(&umem_sg,
+                                     (tries[t] & AFXDP_XDP_USE_SG) != 0);
+            }
+            break;
+        }
+        if (error != EOPNOTSUPP) {
+            break;
+        }
+        /* No zero-copy, or no zero-copy multi-buffer: the next try. */
     }
     if (error) {
         *errp = xasprintf("%s: cannot bind AF_XDP socket (%s)%s", xsk->name,
                           ovs_strerror(error),
                           error == EBUSY ? ": the queue is in use"
                           : error == EOPNOTSUPP && copy == AFXDP_XSK_ZEROCOPY
-                          ? ": the driver has no zero-copy support"
+                          ? (need_sg
+                             ? ": the driver has no zero-copy support for "
+                               "packets larger than a frame (multi-buffer)"
+                             : ": the driver has no zero-copy support")
                           : error == EINVAL && queue
                           ? ": the device may have fewer queues" : "");
         return error;
@@ -501,6 +563,13 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
         *errp = xasprintf("%s: zero-copy is not available: the UMEM shared "
                           "with the other afxdp ports is in copy mode",
                           xsk->name);
+        return EOPNOTSUPP;
+    }
+    if (need_sg && !afxdp_umem_has_sg()) {
+        *errp = xasprintf("%s: the MTU needs packets larger than a frame, "
+                          "but the UMEM shared with the other afxdp ports "
+                          "was set up without multi-buffer by a zero-copy "
+                          "driver that lacks it", xsk->name);
         return EOPNOTSUPP;
     }
     return 0;
@@ -595,13 +664,73 @@ afxdp_umem_has_tx_meta(void)
     return len != 0;
 }
 
+/* Returns true if the kernel has multi-buffer AF_XDP sockets.  Asked once:
+ * a kernel that knows the flag looks for the device (ifindex 0: none)
+ * only after it has checked the flags, which an older one rejects. */
+bool
+afxdp_umem_kernel_has_sg(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    static bool has_sg;
+
+    if (ovsthread_once_start(&once)) {
+        struct sockaddr_xdp sxdp;
+        int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+        if (fd >= 0) {
+            memset(&sxdp, 0, sizeof sxdp);
+            sxdp.sxdp_family = AF_XDP;
+            sxdp.sxdp_flags = AFXDP_XDP_USE_SG;
+            has_sg = (bind(fd, (struct sockaddr *) &sxdp, sizeof sxdp)
+                      && errno == ENODEV);
+            close(fd);
+        }
+        VLOG_INFO("AF_XDP multi-buffer: %s",
+                  has_sg ? "available" : "not in this kernel");
+        ovsthread_once_done(&once);
+    }
+    return has_sg;
+}
+
+/* Returns true if the UMEM carries packets larger than a frame: known
+ * once a socket has been created. */
+bool
+afxdp_umem_has_sg(void)
+{
+    bool sg;
+
+    atomic_read_relaxed(&umem_sg, &sg);
+    return sg;
+}
+
+/* The largest packet the UMEM can carry, or will once its first socket is
+ * bound, as far as the kernel is concerned. */
+uint32_t
+afxdp_umem_max_packet(void)
+{
+    bool ready;
+
+    atomic_read_explicit(&umem_ready, &ready, memory_order_acquire);
+    if (ready) {
+        ovs_mutex_lock(&umem_mutex);
+        bool bound = !ovs_list_is_empty(&xsks);
+        ovs_mutex_unlock(&umem_mutex);
+        if (bound) {
+            return afxdp_umem_has_sg() ? AFXDP_MAX_SG_PACKET
+                                       : AFXDP_MAX_PACKET;
+        }
+    }
+    return afxdp_umem_kernel_has_sg() ? AFXDP_MAX_SG_PACKET : AFXDP_MAX_PACKET;
+}
+
 /* Creates an AF_XDP socket on queue 'queue' of 'ifname' (index 'ifindex')
  * over the shared UMEM, with rings of 'ring_size' descriptors and its fill
- * ring filled.  On success stores it in '*xskp' and returns 0; otherwise
+ * ring filled.  If 'need_sg', the socket must carry packets larger than a
+ * frame (multi-buffer).  On success stores it in '*xskp' and returns 0; otherwise
  * returns a positive errno with an explanation in '*errp'. */
 int
 afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
-                 enum afxdp_xsk_copy copy, uint32_t ring_size,
+                 enum afxdp_xsk_copy copy, uint32_t ring_size, bool need_sg,
                  struct afxdp_xsk **xskp, char **errp)
 {
     struct afxdp_xsk *xsk, *anchor;
@@ -656,7 +785,7 @@ afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
         }
     }
 
-    error = xsk_bind(xsk, ifindex, queue, copy, anchor, errp);
+    error = xsk_bind(xsk, ifindex, queue, copy, need_sg, anchor, errp);
     if (error) {
         goto error;
     }
@@ -708,31 +837,135 @@ afxdp_xsk_get_stats(const struct afxdp_xsk *xsk, struct xdp_statistics *st)
            ? errno : 0;
 }
 
+/* Descriptors read from the rx ring at once: a full batch of packets
+ * that each take a few frames. */
+#define RX_PEEK (NETDEV_MAX_BURST * 4)
+
+/* Checks rx descriptor 'd'.  Returns its frame, or UINT32_MAX if it does
+ * not lie inside one of ours (then it is counted in 'stats'). */
+static uint32_t
+xsk_rx_frame(const struct xdp_desc *d, struct afxdp_rx_stats *stats)
+{
+    uint32_t frame = frame_of(d->addr);
+
+    if (OVS_UNLIKELY(frame >= umem_n_frames)) {
+        COVERAGE_INC(afxdp_rx_invalid);
+        stats->invalid++;
+        return UINT32_MAX;
+    }
+    xsk_release(frame);
+    if (OVS_UNLIKELY(d->len > AFXDP_FRAME_SIZE - d->addr % AFXDP_FRAME_SIZE)) {
+        COVERAGE_INC(afxdp_rx_invalid);
+        stats->invalid++;
+        afxdp_pool_put(umem_pool, pool_user(), &frame, 1);
+        return UINT32_MAX;
+    }
+    return frame;
+}
+
+/* Takes the RX hash that the XDP program left in front of the packet that
+ * starts at UMEM address 'addr', if any, for 'packet'. */
+static void
+xsk_rx_meta(uint64_t addr, struct dp_packet *packet,
+            struct afxdp_rx_stats *stats)
+{
+    struct afxdp_rx_meta *meta;
+
+    if (addr % AFXDP_FRAME_SIZE < sizeof *meta) {
+        return;
+    }
+    meta = ALIGNED_CAST(struct afxdp_rx_meta *,
+                        umem_area + addr - sizeof *meta);
+    if (meta->flags == AFXDP_RX_META_HASH) {
+        dp_packet_set_rss_hash(packet, meta->hash);
+        stats->hashed++;
+    }
+    /* The program writes the flags for every packet it steers here;
+     * clearing them keeps a stale value from ever being taken for a fresh
+     * one. */
+    meta->flags = 0;
+}
+
+/* Makes one dp_packet of the 'n' descriptors of a packet that arrived in
+ * several frames (multi-buffer), starting at 'first' in the rx ring, and
+ * gives the frames back.  Returns the packet, or NULL if it was dropped
+ * (counted in 'stats'). */
+static struct dp_packet *
+xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
+             bool rx_meta, uint32_t max_len, struct afxdp_rx_stats *stats)
+{
+    const struct xdp_desc *descs = xsk->rx.descs;
+    uint32_t frames[AFXDP_MAX_SEGS];
+    struct dp_packet *packet = NULL;
+    uint32_t len = 0, k = 0;
+    bool bad = n > AFXDP_MAX_SEGS;
+
+    for (uint32_t i = 0; i < n; i++) {
+        const struct xdp_desc *d = &descs[(first + i) & xsk->rx.mask];
+        uint32_t frame = xsk_rx_frame(d, stats);
+
+        if (frame == UINT32_MAX) {
+            bad = true;
+        } else if (k < ARRAY_SIZE(frames)) {
+            frames[k++] = frame;
+            len += d->len;
+        } else {
+            afxdp_pool_put(umem_pool, pool_user(), &frame, 1);
+        }
+    }
+
+    if (bad) {
+        if (n > AFXDP_MAX_SEGS) {
+            COVERAGE_INC(afxdp_rx_invalid);
+            stats->invalid++;
+        }
+    } else if (len > max_len) {
+        stats->over_mtu++;
+    } else {
+        const struct xdp_desc *d = &descs[first & xsk->rx.mask];
+
+        packet = dp_packet_new_with_headroom(len, DP_NETDEV_HEADROOM);
+        for (uint32_t i = 0; i < n; i++) {
+            d = &descs[(first + i) & xsk->rx.mask];
+            dp_packet_put(packet, umem_area + d->addr, d->len);
+        }
+        if (rx_meta) {
+            xsk_rx_meta(descs[first & xsk->rx.mask].addr, packet, stats);
+        }
+        COVERAGE_INC(afxdp_rx_multi_buffer);
+        stats->multi_buffer++;
+    }
+    afxdp_pool_put(umem_pool, pool_user(), frames, k);
+    return packet;
+}
+
 /* Receives up to NETDEV_MAX_BURST packets from 'xsk' into 'batch', each in
- * the frame it arrived in, and stores in '*qfill' (if nonnull) how many
- * more are waiting.  If 'rx_meta', the XDP program wrote a struct
- * afxdp_rx_meta in front of each packet: a valid hash there becomes the
- * packet's RSS hash.  Adds what it dropped and hashed to '*stats'.  Returns
- * the number received. */
+ * the frame it arrived in or, if it took several, copied out of them; and
+ * stores in '*qfill' (if nonnull) how many more descriptors are waiting.
+ * Packets longer than 'max_len' are dropped.  If 'rx_meta', the XDP
+ * program wrote a struct afxdp_rx_meta in front of each packet: a valid
+ * hash there becomes the packet's RSS hash.  Adds what it dropped and
+ * hashed to '*stats'.  Returns the number received. */
 int
 afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
-               bool rx_meta, int *qfill, struct afxdp_rx_stats *stats)
+               bool rx_meta, uint32_t max_len, int *qfill,
+               struct afxdp_rx_stats *stats)
 {
     const struct xdp_desc *descs = xsk->rx.descs;
     uint32_t user = pool_user();
-    uint32_t n;
+    uint32_t n, i;
 
     xsk_refill(xsk, user, RING_BATCH / 2);
     if (ring_needs_wakeup(&xsk->fill)) {
         recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
     }
 
-    n = ring_cons_peek(&xsk->rx, NETDEV_MAX_BURST);
+    n = ring_cons_peek(&xsk->rx, RX_PEEK);
 
     /* The kernel wrote the packets on another core, and their dp_packets
      * were last touched when their frames were freed: start fetching both
      * for the whole batch before initializing the first. */
-    for (uint32_t i = 0; i < n; i++) {
+    for (i = 0; i < MIN(n, NETDEV_MAX_BURST); i++) {
         const struct xdp_desc *d = &descs[(xsk->rx.cached_cons + i)
                                           & xsk->rx.mask];
         uint32_t frame = frame_of(d->addr);
@@ -748,57 +981,72 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         }
     }
 
-    for (uint32_t i = 0; i < n; i++) {
-        const struct xdp_desc *d = &descs[(xsk->rx.cached_cons + i)
-                                          & xsk->rx.mask];
-        uint32_t frame = frame_of(d->addr);
-        uint32_t offset = d->addr % AFXDP_FRAME_SIZE;
+    for (i = 0; i < n && dp_packet_batch_size(batch) < NETDEV_MAX_BURST; i++) {
+        uint32_t pos = xsk->rx.cached_cons + i;
+        const struct xdp_desc *d = &descs[pos & xsk->rx.mask];
         struct dp_packet *packet;
+        uint32_t frame;
 
-        if (frame >= umem_n_frames) {
-            /* Not one of our frames: nothing to give back. */
-            COVERAGE_INC(afxdp_rx_invalid);
-            stats->invalid++;
+        if (OVS_UNLIKELY(d->options & AFXDP_XDP_PKT_CONTD)) {
+            /* The kernel publishes a packet's descriptors together: its
+             * last one is here, unless more than a peek's worth came. */
+            uint32_t end = i;
+
+            while (end < n
+                   && descs[(xsk->rx.cached_cons + end) & xsk->rx.mask].options
+                      & AFXDP_XDP_PKT_CONTD) {
+                end++;
+                if (end == n && n < xsk->rx.size) {
+                    n = ring_cons_peek(&xsk->rx, n + AFXDP_MAX_SEGS);
+                }
+            }
+            if (end == n && end - i <= AFXDP_MAX_SEGS) {
+                /* Not all published yet: wait for the rest. */
+                break;
+            }
+            /* A chain too long to be ours is dropped whole, its end
+             * included if it is here. */
+            end -= end == n;
+            packet = xsk_rx_chain(xsk, pos, end - i + 1, rx_meta, max_len,
+                                  stats);
+            i = end;
+            if (packet) {
+                dp_packet_batch_add(batch, packet);
+            }
             continue;
         }
-        xsk_release(frame);
-        if (OVS_UNLIKELY(d->len > AFXDP_FRAME_SIZE - offset
-                         || (rx_meta
-                             && offset < sizeof(struct afxdp_rx_meta)))) {
-            COVERAGE_INC(afxdp_rx_invalid);
-            stats->invalid++;
-            afxdp_pool_put(umem_pool, user, &frame, 1);
+
+        frame = xsk_rx_frame(d, stats);
+        if (frame == UINT32_MAX) {
             continue;
         }
-        if (OVS_UNLIKELY(d->len < ETH_HEADER_LEN)) {
-            COVERAGE_INC(afxdp_rx_runt);
-            stats->runt++;
+        if (OVS_UNLIKELY(d->len < ETH_HEADER_LEN || d->len > max_len
+                         || (rx_meta && d->addr % AFXDP_FRAME_SIZE
+                                        < sizeof(struct afxdp_rx_meta)))) {
+            if (d->len < ETH_HEADER_LEN) {
+                COVERAGE_INC(afxdp_rx_runt);
+                stats->runt++;
+            } else if (d->len > max_len) {
+                stats->over_mtu++;
+            } else {
+                COVERAGE_INC(afxdp_rx_invalid);
+                stats->invalid++;
+            }
             afxdp_pool_put(umem_pool, user, &frame, 1);
             continue;
         }
 
         packet = &umem_packets[frame];
         dp_packet_use_afxdp(packet, umem_area + d->addr, AFXDP_FRAME_SIZE,
-                            offset);
+                            d->addr % AFXDP_FRAME_SIZE);
         dp_packet_set_size(packet, d->len);
         if (rx_meta) {
-            struct afxdp_rx_meta *meta
-                = ALIGNED_CAST(struct afxdp_rx_meta *,
-                               umem_area + d->addr - sizeof *meta);
-
-            if (meta->flags == AFXDP_RX_META_HASH) {
-                dp_packet_set_rss_hash(packet, meta->hash);
-                stats->hashed++;
-            }
-            /* The program writes the flags for every packet it steers
-             * here; clearing them keeps a stale value from ever being
-             * taken for a fresh one. */
-            meta->flags = 0;
+            xsk_rx_meta(d->addr, packet, stats);
         }
         dp_packet_batch_add(batch, packet);
     }
-    if (n) {
-        ring_cons_release(&xsk->rx, n);
+    if (i) {
+        ring_cons_release(&xsk->rx, i);
     }
 
     if (qfill) {
@@ -855,10 +1103,51 @@ xsk_kick_tx(struct afxdp_xsk *xsk)
     }
 }
 
+/* Copies 'packet', larger than a frame, into 'n' fresh frames and queues
+ * them on 'xsk''s tx ring at 'pos' as one chain of descriptors, with TX
+ * metadata 'meta' in front of the first if nonnull.  Returns false, having
+ * queued nothing, if the pool has too few free frames. */
+static bool
+xsk_tx_chain(struct afxdp_xsk *xsk, uint32_t user,
+             const struct dp_packet *packet, uint32_t n, uint32_t pos,
+             const struct afxdp_tx_meta *meta)
+{
+    struct xdp_desc *descs = xsk->tx.descs;
+    const char *data = dp_packet_data(packet);
+    uint32_t left = dp_packet_size(packet);
+    uint32_t frames[AFXDP_MAX_SEGS];
+    size_t got = afxdp_pool_get(umem_pool, user, frames, n);
+
+    if (got < n) {
+        /* The pool gave what it had: give it back. */
+        afxdp_pool_put(umem_pool, user, frames, got);
+        return false;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        struct xdp_desc *d = &descs[(pos + i) & xsk->tx.mask];
+        uint32_t len = MIN(left, AFXDP_MAX_PACKET);
+
+        xsk_hold(xsk, frames[i]);
+        d->addr = (uint64_t) frames[i] * AFXDP_FRAME_SIZE + AFXDP_RX_OFFSET;
+        d->len = len;
+        d->options = i + 1 < n ? AFXDP_XDP_PKT_CONTD : 0;
+        memcpy(umem_area + d->addr, data, len);
+        data += len;
+        left -= len;
+    }
+    if (meta) {
+        memcpy(umem_area + descs[pos & xsk->tx.mask].addr - sizeof *meta,
+               meta, sizeof *meta);
+        descs[pos & xsk->tx.mask].options |= AFXDP_XDP_TX_METADATA;
+    }
+    return true;
+}
+
 /* Sends the packets of 'batch' on 'xsk' and takes ownership of them.
  * Packets received on an afxdp port go from their own frame; others are
- * copied into a fresh frame.  If 'csum_meta' (see afxdp_umem_has_tx_meta()),
- * a partial checksum is finished by the kernel; otherwise the caller has
+ * copied into a fresh frame, or several chained ones if they are larger
+ * (multi-buffer).  If 'csum_meta' (see afxdp_umem_has_tx_meta()), a
+ * partial checksum is finished by the kernel; otherwise the caller has
  * finished every checksum (its port advertises no checksum offload, so
  * netdev_send() did).  Updates '*stats'. */
 void
@@ -870,10 +1159,13 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     uint32_t user = pool_user();
     struct dp_packet *packet;
     uint32_t n_free, n = 0;
-    uint32_t meta_len;
+    uint32_t meta_len, max_len;
+    bool sg;
 
     atomic_read_relaxed(&umem_tx_meta_len, &meta_len);
+    atomic_read_relaxed(&umem_sg, &sg);
     csum_meta &= meta_len != 0;
+    max_len = sg ? AFXDP_MAX_SG_PACKET : AFXDP_MAX_PACKET;
 
     xsk_complete(xsk, user);
     n_free = ring_prod_free(&xsk->tx, dp_packet_batch_size(batch));
@@ -885,8 +1177,38 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         uint32_t len, frame;
         struct xdp_desc *d;
 
+        len = dp_packet_size(packet);
         if (n >= n_free) {
             stats->ring_full++;
+            dp_packet_delete(packet);
+            continue;
+        }
+        if (OVS_UNLIKELY(len > AFXDP_MAX_PACKET)) {
+            uint32_t n_segs = DIV_ROUND_UP(len, AFXDP_MAX_PACKET);
+
+            if (len > max_len) {
+                stats->too_big++;
+            } else if (n + n_segs > n_free
+                       && (n_free = ring_prod_free(&xsk->tx, n + n_segs),
+                           n + n_segs > n_free)) {
+                stats->ring_full++;
+            } else {
+                if (csum_meta) {
+                    csum = afxdp_csum_tx_prepare(packet, &meta);
+                    stats->csum_meta += csum == AFXDP_CSUM_TX_META;
+                    stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
+                }
+                if (xsk_tx_chain(xsk, user, packet, n_segs,
+                                 xsk->tx.cached_prod + n,
+                                 csum == AFXDP_CSUM_TX_META ? &meta : NULL)) {
+                    COVERAGE_INC(afxdp_tx_multi_buffer);
+                    stats->multi_buffer++;
+                    stats->copied++;
+                    n += n_segs;
+                } else {
+                    stats->no_frame++;
+                }
+            }
             dp_packet_delete(packet);
             continue;
         }
@@ -897,16 +1219,11 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
         }
 
-        len = dp_packet_size(packet);
         if (packet->source == DPBUF_AFXDP) {
             addr = xsk_packet_addr(packet, meta_len, &frame);
         }
         if (addr != UINT64_MAX) {
             stats->zero_copy++;
-        } else if (len > AFXDP_MAX_PACKET) {
-            stats->too_big++;
-            dp_packet_delete(packet);
-            continue;
         } else if (!afxdp_pool_get(umem_pool, user, &frame, 1)) {
             stats->no_frame++;
             dp_packet_delete(packet);

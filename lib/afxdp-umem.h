@@ -34,6 +34,13 @@
  * every socket can address every frame, a packet received on one afxdp
  * port is sent on another from the frame it arrived in, without a copy.
  *
+ * Where the kernel has multi-buffer AF_XDP (Linux 6.6), the first socket
+ * binds with XDP_USE_SG and so the whole UMEM carries packets larger than
+ * a frame: one arrives as a chain of descriptors, which afxdp_xsk_recv()
+ * copies into a single dp_packet, and one sent leaves as a chain of frames
+ * (afxdp_umem_has_sg()).  A zero-copy driver without multi-buffer support
+ * for AF_XDP may keep the UMEM from it (see afxdp_xsk_create()).
+ *
  * Where the kernel has TX metadata (afxdp-csum.h), the UMEM is registered
  * with room for it in front of every packet sent, so that any socket can
  * ask the kernel to finish a packet's checksum; afxdp_umem_has_tx_meta()
@@ -67,7 +74,8 @@
  *       same socket may run concurrently.
  *
  *   afxdp_umem_free_packet(), afxdp_umem_get_stats(),
- *   afxdp_umem_has_tx_meta(), afxdp_xsk_get_stats()
+ *   afxdp_umem_has_tx_meta(), afxdp_umem_kernel_has_sg(), afxdp_umem_has_sg(),
+ *   afxdp_umem_max_packet(), afxdp_xsk_get_stats()
  *       Any thread.
  */
 
@@ -90,6 +98,13 @@
 #define AFXDP_RX_OFFSET (256 + AFXDP_FRAME_HEADROOM)
 #define AFXDP_MAX_PACKET (AFXDP_FRAME_SIZE - AFXDP_RX_OFFSET)
 
+/* Multi-buffer (Linux 6.6): a packet larger than a frame travels in up to
+ * this many frames, chained descriptors of AFXDP_MAX_PACKET bytes each
+ * but the last.  A copy-mode socket transmits at most MAX_SKB_FRAGS (17)
+ * descriptors per packet. */
+#define AFXDP_MAX_SEGS 16
+#define AFXDP_MAX_SG_PACKET (AFXDP_MAX_SEGS * AFXDP_MAX_PACKET)
+
 struct dp_packet;
 struct dp_packet_batch;
 struct xdp_statistics;
@@ -109,7 +124,8 @@ struct afxdp_tx_stats {
     uint64_t copied;            /* Copied into a fresh frame. */
     uint64_t ring_full;         /* Dropped: tx ring full. */
     uint64_t no_frame;          /* Dropped: no free frame to copy into. */
-    uint64_t too_big;           /* Dropped: larger than a frame. */
+    uint64_t too_big;           /* Dropped: larger than the UMEM carries. */
+    uint64_t multi_buffer;      /* Sent in several chained frames. */
     uint64_t csum_meta;         /* Checksum finished by the kernel. */
     uint64_t csum_software;     /* Checksum finished in software. */
 };
@@ -119,6 +135,8 @@ struct afxdp_rx_stats {
     uint32_t runt;              /* Dropped: shorter than an Ethernet header. */
     uint32_t invalid;           /* Dropped: descriptor outside its frame. */
     uint32_t hashed;            /* Hash taken from the XDP metadata. */
+    uint32_t multi_buffer;      /* Arrived in several frames, copied out. */
+    uint32_t over_mtu;          /* Dropped: longer than 'max_len'. */
 };
 
 /* The UMEM. */
@@ -126,10 +144,13 @@ int afxdp_umem_get(char **errp);
 void afxdp_umem_free_packet(struct dp_packet *);
 void afxdp_umem_get_stats(struct afxdp_pool_stats *, uint32_t *n_sockets);
 bool afxdp_umem_has_tx_meta(void);
+bool afxdp_umem_kernel_has_sg(void);
+bool afxdp_umem_has_sg(void);
+uint32_t afxdp_umem_max_packet(void);
 
 /* Sockets. */
 int afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
-                     enum afxdp_xsk_copy, uint32_t ring_size,
+                     enum afxdp_xsk_copy, uint32_t ring_size, bool need_sg,
                      struct afxdp_xsk **, char **errp);
 void afxdp_xsk_destroy(struct afxdp_xsk *);
 int afxdp_xsk_fd(const struct afxdp_xsk *);
@@ -137,7 +158,8 @@ bool afxdp_xsk_is_zero_copy(const struct afxdp_xsk *);
 int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
 
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
-                   bool rx_meta, int *qfill, struct afxdp_rx_stats *);
+                   bool rx_meta, uint32_t max_len, int *qfill,
+                   struct afxdp_rx_stats *);
 void afxdp_xsk_send(struct afxdp_xsk *, struct dp_packet_batch *,
                     bool csum_meta, struct afxdp_tx_stats *);
 

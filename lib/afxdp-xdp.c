@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "afxdp-umem.h"
 #include "bpf/afxdp-prog.h"
 #include "dp-packet.h"
 #include "netlink.h"
@@ -343,6 +344,14 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
         bpf_program__set_ifindex(prog, ifindex);
         bpf_program__set_flags(prog, (bpf_program__flags(prog)
                                       | BPF_F_XDP_DEV_BOUND_ONLY));
+    }
+    if (!path && afxdp_umem_kernel_has_sg()) {
+        /* Our programs read only a packet's first buffer, or use helpers
+         * that know of the others: they take packets spread over several
+         * pages (multi-buffer), which also lets a veth peer keep a jumbo
+         * MTU while they are attached. */
+        bpf_program__set_flags(prog, (bpf_program__flags(prog)
+                                      | BPF_F_XDP_HAS_FRAGS));
     }
 
     if (!path && n_queues) {

@@ -45,8 +45,8 @@
 
 VLOG_DEFINE_THIS_MODULE(netdev_afxdp);
 
-/* The largest MTU a frame carries, with room for a VLAN tag. */
-#define AFXDP_MAX_MTU (AFXDP_MAX_PACKET - VLAN_ETH_HEADER_LEN)
+/* The largest MTU one frame carries, with room for a VLAN tag. */
+#define AFXDP_FRAME_MTU (AFXDP_MAX_PACKET - VLAN_ETH_HEADER_LEN)
 
 enum afxdp_mode {
     AFXDP_MODE_BEST_EFFORT,     /* Native with zero-copy, native, generic. */
@@ -92,6 +92,8 @@ struct netdev_afxdp_txq {
         atomic_uint64_t rx_runt;        /* Dropped: under 14 bytes. */
         atomic_uint64_t rx_invalid;     /* Dropped: bad descriptor. */
         atomic_uint64_t rx_csum_partial; /* Checksum left to finish. */
+        atomic_uint64_t rx_multi_buffer; /* In several frames: copied. */
+        atomic_uint64_t rx_over_mtu;    /* Dropped: longer than the MTU. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         struct ovs_spin lock;
@@ -100,6 +102,8 @@ struct netdev_afxdp_txq {
         atomic_uint64_t ring_full;
         atomic_uint64_t no_frame;
         atomic_uint64_t too_big;
+        atomic_uint64_t over_mtu;       /* Dropped: longer than the MTU. */
+        atomic_uint64_t multi_buffer;   /* Sent in several frames. */
         atomic_uint64_t xmit_sent;      /* Through XDP transmit. */
         atomic_uint64_t xmit_invalid;   /* Dropped by XDP transmit. */
         atomic_uint64_t xmit_failed;    /* XDP transmit refused: socket. */
@@ -149,6 +153,10 @@ struct netdev_afxdp {
     struct afxdp_xsk **xsks;            /* [n_queues]. */
     struct netdev_afxdp_txq *txqs;      /* [n_queues]. */
     atomic_uint64_t tx_unconfigured;    /* Dropped: port not set up. */
+
+    /* The longest frame the port receives and sends: its MTU plus an
+     * Ethernet header and a VLAN tag.  Follows MTU changes. */
+    atomic_uint32_t max_frame;
 };
 
 static struct netdev_afxdp *
@@ -314,20 +322,50 @@ netdev_afxdp_destruct(struct netdev *netdev)
     netdev_linux_destruct(netdev);
 }
 
+/* Returns NULL if afxdp ports can carry packets of MTU 'mtu', otherwise an
+ * explanation for device 'name' (to be freed by the caller). */
+static char *
+afxdp_check_mtu(const char *name, int mtu)
+{
+    int max_mtu = afxdp_umem_max_packet() - VLAN_ETH_HEADER_LEN;
+
+    if (mtu <= max_mtu) {
+        return NULL;
+    } else if (max_mtu > AFXDP_FRAME_MTU) {
+        return xasprintf("%s: MTU %d is larger than the %d bytes that "
+                         "AF_XDP carries in %d chained frames; lower it, "
+                         "e.g. with mtu_request", name, mtu, max_mtu,
+                         AFXDP_MAX_SEGS);
+    } else if (afxdp_umem_kernel_has_sg()) {
+        return xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
+                         "frame carries, and the UMEM shared by all afxdp "
+                         "ports was set up without multi-buffer by a "
+                         "zero-copy driver that lacks it; lower it, e.g. "
+                         "with mtu_request", name, mtu, max_mtu);
+    } else {
+        return xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
+                         "frame carries, and this kernel has no multi-buffer "
+                         "AF_XDP (Linux 6.6) to chain frames; lower it, "
+                         "e.g. with mtu_request", name, mtu, max_mtu);
+    }
+}
+
 /* Called by netdev-linux, under the netdev_linux mutex, before it sets the
- * device's MTU to 'mtu'.  Returns EINVAL if a frame cannot carry it. */
+ * device's MTU to 'mtu'.  Returns EINVAL if AF_XDP cannot carry it. */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
     struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
 
-    if (mtu > AFXDP_MAX_MTU) {
-        VLOG_WARN_RL(&rl, "%s: MTU %d is larger than the %d bytes an AF_XDP "
-                     "frame carries", netdev_get_name(netdev), mtu,
-                     AFXDP_MAX_MTU);
+    char *err = afxdp_check_mtu(netdev_get_name(netdev), mtu);
+
+    if (err) {
+        VLOG_WARN_RL(&rl, "%s", err);
+        free(err);
         return EINVAL;
     }
+    atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
     if (!afxdp->n_queues && afxdp->error) {
         /* Not set up, perhaps for the device's MTU: try again. */
         netdev_request_reconfigure(CONST_CAST(struct netdev *, netdev));
@@ -661,12 +699,12 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
                           ovs_strerror(error));
         return error;
     }
-    if (mtu > AFXDP_MAX_MTU) {
-        *errp = xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
-                          "frame carries; lower it, e.g. with mtu_request",
-                          name, mtu, AFXDP_MAX_MTU);
+    *errp = afxdp_check_mtu(name, mtu);
+    if (*errp) {
         return EINVAL;
     }
+    atomic_store_relaxed(&afxdp->max_frame,
+                         (mtu ? mtu : ETH_PAYLOAD_MAX) + VLAN_ETH_HEADER_LEN);
 
     for (size_t a = 0; a < n_attempts; a++) {
         char *err = NULL;
@@ -686,6 +724,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
         for (int i = 0; !error && i < n; i++) {
             error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
                                      afxdp->requested_ring_size,
+                                     mtu > AFXDP_FRAME_MTU,
                                      &afxdp->xsks[i], &err);
             if (!error) {
                 afxdp->zero_copy &= afxdp_xsk_is_zero_copy(afxdp->xsks[i]);
@@ -842,20 +881,26 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
                       int *qfill)
 {
     struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
-    struct afxdp_rx_stats stats = { 0, 0, 0 };
+    struct afxdp_rx_stats stats;
     struct netdev_afxdp_txq *q;
     int qid = rxq->queue_id;
+    uint32_t max_frame;
     int n;
 
     if (OVS_UNLIKELY(qid >= afxdp->n_queues)) {
         return EAGAIN;
     }
     q = &afxdp->txqs[qid];
-    n = afxdp_xsk_recv(afxdp->xsks[qid], batch, afxdp->rx_meta, qfill,
-                       &stats);
-    if (OVS_UNLIKELY(stats.runt | stats.invalid)) {
+    memset(&stats, 0, sizeof stats);
+    atomic_read_relaxed(&afxdp->max_frame, &max_frame);
+    n = afxdp_xsk_recv(afxdp->xsks[qid], batch, afxdp->rx_meta, max_frame,
+                       qfill, &stats);
+    if (OVS_UNLIKELY(stats.runt | stats.invalid | stats.over_mtu
+                     | stats.multi_buffer)) {
         counter_add(&q->rx_runt, stats.runt);
         counter_add(&q->rx_invalid, stats.invalid);
+        counter_add(&q->rx_over_mtu, stats.over_mtu);
+        counter_add(&q->rx_multi_buffer, stats.multi_buffer);
     }
     if (!n) {
         return EAGAIN;
@@ -874,6 +919,37 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
     return 0;
 }
 
+/* Drops the packets of 'batch' longer than the port's MTU allows and
+ * stores how many in '*n_dropped'. */
+static void
+afxdp_drop_over_mtu(struct netdev_afxdp *afxdp, struct dp_packet_batch *batch,
+                    uint64_t *n_dropped)
+{
+    const size_t size = dp_packet_batch_size(batch);
+    struct dp_packet *packet;
+    uint32_t max_frame;
+    size_t i;
+
+    *n_dropped = 0;
+    atomic_read_relaxed(&afxdp->max_frame, &max_frame);
+    DP_PACKET_BATCH_FOR_EACH (j, packet, batch) {
+        if (OVS_UNLIKELY(dp_packet_size(packet) > max_frame)) {
+            goto slow;
+        }
+    }
+    return;
+
+slow:
+    DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
+        if (dp_packet_size(packet) > max_frame) {
+            dp_packet_delete(packet);
+            (*n_dropped)++;
+        } else {
+            dp_packet_batch_add(batch, packet);
+        }
+    }
+}
+
 int
 netdev_afxdp_batch_send(struct netdev *netdev, int qid,
                         struct dp_packet_batch *batch, bool concurrent_txq)
@@ -881,6 +957,7 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
     struct afxdp_tx_stats stats;
     struct netdev_afxdp_txq *txq;
+    uint64_t over_mtu;
 
     if (OVS_UNLIKELY(!afxdp->n_queues)) {
         uint64_t orig;
@@ -894,6 +971,8 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     qid %= afxdp->n_queues;
     txq = &afxdp->txqs[qid];
     memset(&stats, 0, sizeof stats);
+
+    afxdp_drop_over_mtu(afxdp, batch, &over_mtu);
 
     if (concurrent_txq) {
         ovs_spin_lock(&txq->lock);
@@ -930,6 +1009,10 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     counter_add(&txq->ring_full, stats.ring_full);
     counter_add(&txq->no_frame, stats.no_frame);
     counter_add(&txq->too_big, stats.too_big);
+    if (OVS_UNLIKELY(over_mtu | stats.multi_buffer)) {
+        counter_add(&txq->over_mtu, over_mtu);
+        counter_add(&txq->multi_buffer, stats.multi_buffer);
+    }
     if (concurrent_txq) {
         ovs_spin_unlock(&txq->lock);
     }
@@ -953,7 +1036,8 @@ afxdp_tx_dropped(const struct netdev_afxdp *afxdp)
         const struct netdev_afxdp_txq *txq = &afxdp->txqs[i];
 
         n += (counter_get(&txq->ring_full) + counter_get(&txq->no_frame)
-              + counter_get(&txq->too_big) + counter_get(&txq->xmit_invalid));
+              + counter_get(&txq->too_big) + counter_get(&txq->over_mtu)
+              + counter_get(&txq->xmit_invalid));
     }
     return n;
 }
@@ -969,7 +1053,8 @@ afxdp_rx_dropped(const struct netdev_afxdp *afxdp)
         const struct netdev_afxdp_txq *txq = &afxdp->txqs[i];
         struct xdp_statistics st;
 
-        n += counter_get(&txq->rx_runt) + counter_get(&txq->rx_invalid);
+        n += (counter_get(&txq->rx_runt) + counter_get(&txq->rx_invalid)
+              + counter_get(&txq->rx_over_mtu));
         if (!afxdp_xsk_get_stats(afxdp->xsks[i], &st)) {
             n += st.rx_dropped + st.rx_ring_full;
         }
@@ -1017,6 +1102,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     uint64_t zc = 0, copied = 0, ring_full = 0, no_frame = 0, too_big = 0;
     uint64_t hashed = 0, runt = 0, invalid = 0, rx_partial = 0;
     uint64_t csum_meta = 0, csum_software = 0;
+    uint64_t rx_mb = 0, rx_over_mtu = 0, tx_mb = 0, tx_over_mtu = 0;
     uint64_t xmit_sent = 0, xmit_invalid = 0, xmit_failed = 0;
     size_t allocated = 0;
     uint32_t n_sockets;
@@ -1055,6 +1141,10 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         ring_full += counter_get(&txq->ring_full);
         no_frame += counter_get(&txq->no_frame);
         too_big += counter_get(&txq->too_big);
+        tx_over_mtu += counter_get(&txq->over_mtu);
+        tx_mb += counter_get(&txq->multi_buffer);
+        rx_over_mtu += counter_get(&txq->rx_over_mtu);
+        rx_mb += counter_get(&txq->rx_multi_buffer);
         xmit_sent += counter_get(&txq->xmit_sent);
         xmit_invalid += counter_get(&txq->xmit_invalid);
         xmit_failed += counter_get(&txq->xmit_failed);
@@ -1063,11 +1153,15 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     add_counter(cs, &allocated, "rx_csum_partial_packets", rx_partial);
     add_counter(cs, &allocated, "rx_dropped_runt", runt);
     add_counter(cs, &allocated, "rx_dropped_invalid", invalid);
+    add_counter(cs, &allocated, "rx_dropped_over_mtu", rx_over_mtu);
+    add_counter(cs, &allocated, "rx_multi_buffer_packets", rx_mb);
     add_counter(cs, &allocated, "tx_zero_copy_packets", zc);
     add_counter(cs, &allocated, "tx_copied_packets", copied);
     add_counter(cs, &allocated, "tx_dropped_ring_full", ring_full);
     add_counter(cs, &allocated, "tx_dropped_no_frame", no_frame);
     add_counter(cs, &allocated, "tx_dropped_too_big", too_big);
+    add_counter(cs, &allocated, "tx_dropped_over_mtu", tx_over_mtu);
+    add_counter(cs, &allocated, "tx_multi_buffer_packets", tx_mb);
     add_counter(cs, &allocated, "tx_csum_offload_packets", csum_meta);
     add_counter(cs, &allocated, "tx_csum_software_packets", csum_software);
     add_counter(cs, &allocated, "tx_xdp_xmit_packets", xmit_sent);
@@ -1109,6 +1203,11 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
         smap_add(args, "xdp-program",
                  afxdp->program ? afxdp->program : "built-in");
         smap_add(args, "rx-hash", afxdp_xdp_rx_hash_status(afxdp->xdp));
+        smap_add(args, "multi-buffer",
+                 afxdp_umem_has_sg() ? "on"
+                 : !afxdp_umem_kernel_has_sg()
+                 ? "off: kernel has no multi-buffer AF_XDP"
+                 : "off: UMEM set up by a zero-copy driver without it");
 
         const char *reason;
 

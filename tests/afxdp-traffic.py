@@ -22,6 +22,13 @@
       One of each malformed or edge-size frame in MALFORMED, below.
   afxdp-traffic.py IFACE DST-MAC size BYTES COUNT
       COUNT IPv4/UDP frames of BYTES bytes each (Ethernet header included).
+  afxdp-traffic.py IFACE DST-MAC sizes FIRST LAST STEP
+      One IPv4/UDP frame of each size from FIRST to LAST bytes by STEP, and
+      of each size around the limits of one and two AF_XDP frames and of
+      XDP transmit, with a payload that differs by size.  The frames within
+      4 bytes of LAST carry an 802.1Q tag (VLAN 10): LAST is the MTU plus
+      18 bytes, and only a tagged frame may be that long.  Prints, instead
+      of the count, each frame's length and SHA-256, one a line.
   afxdp-traffic.py IFACE DST-MAC csum wire|offload
       The frames of csum_frames(), below: TCP and UDP over IPv4 and IPv6,
       each with a wrong, a correct, and a partial checksum (the folded
@@ -31,9 +38,10 @@
       vSwitch, in hex, one a line: wrong and correct checksums unchanged,
       partial ones finished, and tagged " offload" if the receiver gets them
       to finish ("offload") rather than finished on the wire ("wire").
-  afxdp-traffic.py IFACE SRC-MAC capture COUNT SECONDS
+  afxdp-traffic.py IFACE SRC-MAC capture COUNT SECONDS [digest]
       Receives frames from SRC-MAC on IFACE until COUNT have arrived or
-      SECONDS have passed, and prints each in hex, one a line.  A frame the
+      SECONDS have passed, and prints each in hex, one a line (with
+      "digest": its length and SHA-256, as "sizes" does).  A frame the
       kernel marks as having a checksum still to finish (CHECKSUM_PARTIAL)
       is printed with that checksum finished, tagged " offload".
 
@@ -41,6 +49,8 @@ Prints the number of frames the kernel accepted, and for "malformed" one
 line per frame with its name.  Uses only the standard library.
 """
 
+import hashlib
+import random
 import socket
 import struct
 import sys
@@ -84,6 +94,31 @@ def eth(dst, ethertype, payload):
 def udp_frame(dst, sport, size):
     pad = max(size - 14 - 20 - 8, 0)
     return eth(dst, 0x0800, ipv4(17, udp(sport, 5001, b"\0" * pad)))
+
+
+def sized_frame(dst, size, tagged=False):
+    """A UDP frame of 'size' bytes whose payload is drawn from 'size',
+    with an 802.1Q tag for VLAN 10 if 'tagged'."""
+    rng = random.Random(size)
+    pad = size - 14 - 20 - 8 - (4 if tagged else 0)
+    payload = bytes(rng.getrandbits(8) for _ in range(pad))
+    packet = ipv4(17, udp(7, 5001, payload))
+    if tagged:
+        return eth(dst, 0x8100, struct.pack("!HH", 10, 0x0800) + packet)
+    return eth(dst, 0x0800, packet)
+
+
+def frame_sizes(first, last, step):
+    """FIRST to LAST by STEP, and the edges of one and two AF_XDP frames
+    (3712 and 7424 bytes) and of an XDP transmit slot (3072 bytes)."""
+    sizes = set(range(first, last + 1, step)) | {last - 4, last - 3, last}
+    for edge in (3072, 3712, 7424):
+        sizes |= {edge - 1, edge, edge + 1}
+    return sorted(n for n in sizes if first <= n <= last)
+
+
+def digest(frame):
+    return "%d %s" % (len(frame), hashlib.sha256(frame).hexdigest())
 
 
 def malformed(dst):
@@ -231,8 +266,9 @@ def finish_partial(frame, csum_start, csum_offset):
     return frame[:at] + struct.pack("!H", value) + frame[at + 2:]
 
 
-def capture(iface, src, count, seconds):
+def capture(iface, src, count, seconds, as_digest=False):
     SOL_PACKET, PACKET_AUXDATA, TP_STATUS_CSUMNOTREADY = 263, 8, 1 << 3
+    TP_STATUS_VLAN_VALID = 1 << 4
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
                          socket.htons(0x0003))
     sock.bind((iface, 0))
@@ -251,6 +287,11 @@ def capture(iface, src, count, seconds):
         for level, kind, data in anc:
             if level == SOL_PACKET and kind == PACKET_AUXDATA:
                 status = struct.unpack("I", data[:4])[0]
+                tci, tpid = struct.unpack("HH", data[16:20])
+        if status & TP_STATUS_VLAN_VALID:
+            # The kernel took the tag out of the frame: put it back.
+            frame = (frame[:12] + struct.pack("!HH", tpid or 0x8100, tci)
+                     + frame[12:])
         tag = ""
         if status & TP_STATUS_CSUMNOTREADY:
             ethertype = struct.unpack("!H", frame[12:14])[0]
@@ -260,7 +301,7 @@ def capture(iface, src, count, seconds):
                 start, proto = 54, frame[20]
             frame = finish_partial(frame, start, 16 if proto == TCP else 6)
             tag = " offload"
-        print(frame.hex() + tag)
+        print(digest(frame) if as_digest else frame.hex() + tag)
         sys.stdout.flush()
         got += 1
 
@@ -268,7 +309,8 @@ def capture(iface, src, count, seconds):
 def main():
     iface, dst, mode = sys.argv[1], mac(sys.argv[2]), sys.argv[3]
     if mode == "capture":
-        capture(iface, dst, int(sys.argv[4]), float(sys.argv[5]))
+        capture(iface, dst, int(sys.argv[4]), float(sys.argv[5]),
+                len(sys.argv) > 6 and sys.argv[6] == "digest")
         return
     sock = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     sock.bind((iface, 0))
@@ -297,6 +339,15 @@ def main():
         for _ in range(count):
             sock.send(frame)
             sent += 1
+    elif mode == "sizes":
+        first, last, step = (int(arg) for arg in sys.argv[4:7])
+        for size in frame_sizes(first, last, step):
+            frame = sized_frame(dst, size, size > last - 4)
+            sock.send(frame)
+            print(digest(frame))
+            # Paced, so that no ring on the way overflows.
+            time.sleep(0.002)
+        return
     elif mode == "csum":
         offload = sys.argv[4] == "offload"
         for frame, expected, partial in csum_frames(dst):
