@@ -110,35 +110,67 @@ struct afxdp_ring {
     size_t map_size;
 };
 
+/* A region of the UMEM: one registration with the kernel, shared by the
+ * sockets placed in it.  Its frames are the global frames [first, first +
+ * n_frames); a descriptor names frame 'first + i' by the address i *
+ * AFXDP_FRAME_SIZE.  Set up once, under 'umem_mutex', and never freed:
+ * packets in flight may point into it at any time. */
+struct umem_region {
+    uint32_t index;
+    uint32_t first;             /* index * REGION_MAX_FRAMES. */
+    uint32_t n_frames;
+    char *area;                 /* Frame 'first'. */
+    struct afxdp_pool *pool;    /* Its free frames, as indices from 0. */
+    bool hugepages;             /* Backed by huge pages. */
+
+    /* Decided when its first socket is bound (it registers the region)
+     * and kept while any socket is; read by the region's senders. */
+    atomic_uint32_t tx_meta_len;        /* 0 or sizeof(afxdp_tx_meta). */
+    atomic_bool sg;                     /* Multi-buffer. */
+    bool zero_copy;                     /* Under 'umem_mutex'. */
+
+    struct ovs_list xsks;       /* Its sockets, under 'umem_mutex'. */
+    uint32_t reserved;          /* Their fill rings' slots, likewise. */
+};
+
 struct afxdp_xsk {
-    struct ovs_list node;       /* In 'xsks'. */
+    struct ovs_list node;       /* In its region's 'xsks'. */
     char *name;                 /* "ifname queue N", for messages. */
     int fd;
     uint32_t slot;              /* Marks the frames it holds. */
     bool zero_copy;
+    struct umem_region *region;
+    uint32_t ring_size;
     struct afxdp_ring rx;
     struct afxdp_ring tx;
     struct afxdp_ring fill;
     struct afxdp_ring comp;
 };
 
-/* The UMEM.  Set up once, under 'umem_mutex', and never freed. */
+/* Frames of a region, at most, and its default size. */
+#define REGION_MAX_FRAMES (1u << 17)            /* 512 MiB. */
+#define REGION_FRAMES AFXDP_UMEM_FRAMES
+
+/* Regions, at most: 16 GiB of frames. */
+#define MAX_REGIONS 32
+
+/* A region may give at most this share of its frames to fill rings, to
+ * keep the rest for packets in flight: received and not yet sent, in tx
+ * and completion rings. */
+#define REGION_FILL_SHARE 2
+
+/* Huge pages, where the kernel has them free. */
+#define HUGE_PAGE_SIZE (2u << 20)
+
 static struct ovs_mutex umem_mutex = OVS_MUTEX_INITIALIZER;
-static char *umem_area;
-static uint32_t umem_n_frames;
-static struct afxdp_pool *umem_pool;
-static struct dp_packet *umem_packets;     /* One per frame. */
 
-/* Bytes of TX metadata in front of each packet sent: sizeof(struct
- * afxdp_tx_meta) if the kernel took them when the UMEM was registered,
- * otherwise 0.  Written under 'umem_mutex' before the first socket is
- * bound; read by senders of bound sockets. */
-static atomic_uint32_t umem_tx_meta_len = 0;
+/* Address space for MAX_REGIONS regions, reserved once and backed region
+ * by region, so that a frame's global index is its place in it. */
+static char *umem_base;
 
-/* Whether the UMEM's first socket was bound with multi-buffer, which
- * every socket sharing the UMEM inherits.  Written under 'umem_mutex'
- * when the first socket is bound; read by senders of bound sockets. */
-static atomic_bool umem_sg = false;
+/* One preallocated dp_packet per possible frame, likewise backed only
+ * where touched. */
+static struct dp_packet *umem_packets;
 
 /* holder[i]: the slot of the socket that holds frame i in one of its rings
  * (or between them, in the kernel), 0 if none does.  Written by the thread
@@ -147,10 +179,12 @@ static atomic_bool umem_sg = false;
  * the pool. */
 static atomic_uint16_t *umem_holder;
 
-static struct ovs_list xsks OVS_GUARDED_BY(umem_mutex)
-    = OVS_LIST_INITIALIZER(&xsks);
+/* Regions [0, umem_n_regions) are set up: a region is complete before the
+ * count that covers it is stored (release). */
+static struct umem_region umem_regions[MAX_REGIONS];
+static atomic_uint32_t umem_n_regions = 0;
+
 static struct id_pool *xsk_slots OVS_GUARDED_BY(umem_mutex);
-static atomic_bool umem_ready = false;
 
 static void afxdp_umem_show(struct unixctl_conn *, int argc,
                             const char *argv[], void *aux);
@@ -164,72 +198,165 @@ pool_user(void)
 }
 
 static uint32_t
-frame_of(uint64_t addr)
+n_regions(void)
 {
-    return addr / AFXDP_FRAME_SIZE;
+    uint32_t n;
+
+    atomic_read_explicit(&umem_n_regions, &n, memory_order_acquire);
+    return n;
 }
 
-/* Creates the UMEM on first use.  Returns 0 or a positive errno, with an
- * explanation in '*errp'. */
-int
-afxdp_umem_get(char **errp)
+/* The region of global frame 'frame', or NULL if there is no such frame. */
+static struct umem_region *
+region_of(uint32_t frame)
 {
-    bool ready;
-    size_t size;
-    void *area;
+    uint32_t r = frame / REGION_MAX_FRAMES;
 
-    atomic_read_explicit(&umem_ready, &ready, memory_order_acquire);
-    if (ready) {
+    return (r < n_regions()
+            && frame % REGION_MAX_FRAMES < umem_regions[r].n_frames
+            ? &umem_regions[r] : NULL);
+}
+
+/* The global frame that descriptor address 'addr' names in 'region', or
+ * UINT32_MAX if it names none. */
+static uint32_t
+region_frame(const struct umem_region *region, uint64_t addr)
+{
+    uint64_t i = addr / AFXDP_FRAME_SIZE;
+
+    return i < region->n_frames ? region->first + i : UINT32_MAX;
+}
+
+/* The address in its region of byte 'offset' of global frame 'frame'. */
+static uint64_t
+frame_addr(uint32_t frame, uint32_t offset)
+{
+    return (uint64_t) (frame % REGION_MAX_FRAMES) * AFXDP_FRAME_SIZE + offset;
+}
+
+static char *
+frame_data(uint32_t frame)
+{
+    return umem_base + (size_t) frame * AFXDP_FRAME_SIZE;
+}
+
+static void *
+umem_reserve(size_t size)
+{
+    void *p = mmap(NULL, size, PROT_NONE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+    return p == MAP_FAILED ? NULL : p;
+}
+
+/* Reserves the address space of the UMEM and of its frames' metadata, on
+ * first use.  Returns 0 or a positive errno with an explanation in
+ * '*errp'. */
+static int
+umem_init(char **errp)
+    OVS_REQUIRES(umem_mutex)
+{
+    size_t n = (size_t) MAX_REGIONS * REGION_MAX_FRAMES;
+    size_t packets_size = n * sizeof *umem_packets;
+    size_t holder_size = n * sizeof *umem_holder;
+    char *base;
+
+    if (umem_base) {
         return 0;
     }
 
-    ovs_mutex_lock(&umem_mutex);
-    atomic_read_relaxed(&umem_ready, &ready);
-    if (ready) {
-        ovs_mutex_unlock(&umem_mutex);
-        return 0;
-    }
-
-    size = (size_t) AFXDP_UMEM_FRAMES * AFXDP_FRAME_SIZE;
-    area = mmap(NULL, size, PROT_READ | PROT_WRITE,
-                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (area == MAP_FAILED) {
+    /* The frames, aligned for huge pages; the metadata, readable and
+     * writable at once, its pages allocated as they are first touched. */
+    base = umem_reserve(n * AFXDP_FRAME_SIZE + HUGE_PAGE_SIZE);
+    umem_packets = umem_reserve(packets_size);
+    umem_holder = umem_reserve(holder_size);
+    if (!base || !umem_packets || !umem_holder
+        || mprotect(umem_packets, packets_size, PROT_READ | PROT_WRITE)
+        || mprotect(umem_holder, holder_size, PROT_READ | PROT_WRITE)) {
         int error = errno;
 
-        *errp = xasprintf("cannot allocate the %"PRIuSIZE" MiB AF_XDP UMEM "
-                          "(%s)", size >> 20, ovs_strerror(error));
-        ovs_mutex_unlock(&umem_mutex);
+        *errp = xasprintf("cannot reserve address space for the AF_XDP "
+                          "UMEM (%s)", ovs_strerror(error));
         return error;
     }
-
-    umem_area = area;
-    umem_n_frames = AFXDP_UMEM_FRAMES;
-    umem_pool = afxdp_pool_create(umem_n_frames, N_POOL_CACHES);
-    umem_packets = xcalloc(umem_n_frames, sizeof *umem_packets);
-    umem_holder = xcalloc(umem_n_frames, sizeof *umem_holder);
+    umem_base = (char *) ROUND_UP((uintptr_t) base, HUGE_PAGE_SIZE);
     xsk_slots = id_pool_create(1, UINT16_MAX - 1);
-
     unixctl_command_register("afxdp/pool-show", "", 0, 0,
                              afxdp_umem_show, NULL);
-    VLOG_INFO("AF_XDP UMEM: %"PRIu32" frames of %d bytes",
-              umem_n_frames, AFXDP_FRAME_SIZE);
-
-    /* Release: pairs with the acquire above in threads that skip the
-     * mutex. */
-    atomic_store_explicit(&umem_ready, true, memory_order_release);
-    ovs_mutex_unlock(&umem_mutex);
     return 0;
 }
 
-/* Gives the frame of 'packet', received on an afxdp port, back to the
- * pool.  Called through dp_packet_delete(). */
+/* Adds a region of at least 'n_frames' frames.  Returns it, or NULL with
+ * an explanation in '*errp'. */
+static struct umem_region *
+region_create(uint32_t n_frames, char **errp)
+    OVS_REQUIRES(umem_mutex)
+{
+    uint32_t index = n_regions();
+    struct umem_region *region;
+    size_t size;
+    char *area;
+    void *p;
+
+    if (index >= MAX_REGIONS) {
+        *errp = xasprintf("the AF_XDP UMEM has no room for another region "
+                          "(%d regions of up to %u frames)", MAX_REGIONS,
+                          REGION_MAX_FRAMES);
+        return NULL;
+    }
+
+    n_frames = ROUND_UP(MIN(n_frames, REGION_MAX_FRAMES),
+                        HUGE_PAGE_SIZE / AFXDP_FRAME_SIZE);
+    size = (size_t) n_frames * AFXDP_FRAME_SIZE;
+    area = umem_base + (size_t) index * REGION_MAX_FRAMES * AFXDP_FRAME_SIZE;
+
+    region = &umem_regions[index];
+    memset(region, 0, sizeof *region);
+    region->hugepages = true;
+    p = mmap(area, size, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_HUGETLB, -1, 0);
+    if (p == MAP_FAILED) {
+        region->hugepages = false;
+        p = mmap(area, size, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    }
+    if (p == MAP_FAILED) {
+        int error = errno;
+
+        *errp = xasprintf("cannot allocate %"PRIuSIZE" MiB for the AF_XDP "
+                          "UMEM (%s)", size >> 20, ovs_strerror(error));
+        return NULL;
+    }
+
+    region->index = index;
+    region->first = index * REGION_MAX_FRAMES;
+    region->n_frames = n_frames;
+    region->area = area;
+    region->pool = afxdp_pool_create(n_frames, N_POOL_CACHES);
+    ovs_list_init(&region->xsks);
+
+    VLOG_INFO("AF_XDP UMEM region %"PRIu32": %"PRIu32" frames of %d bytes "
+              "(%"PRIuSIZE" MiB, %s)", index, n_frames, AFXDP_FRAME_SIZE,
+              size >> 20, region->hugepages ? "huge pages" : "4 KiB pages");
+
+    /* Release: the region is complete before readers that see the new
+     * count (with acquire) look at it. */
+    atomic_store_explicit(&umem_n_regions, index + 1, memory_order_release);
+    return region;
+}
+
+/* Gives the frame of 'packet', received on an afxdp port, back to its
+ * region's pool.  Called through dp_packet_delete(). */
 void
 afxdp_umem_free_packet(struct dp_packet *packet)
 {
     uint32_t frame = packet - umem_packets;
+    struct umem_region *region = region_of(frame);
+    uint32_t i;
 
-    ovs_assert(frame < umem_n_frames);
-    afxdp_pool_put(umem_pool, pool_user(), &frame, 1);
+    ovs_assert(region);
+    i = frame - region->first;
+    afxdp_pool_put(region->pool, pool_user(), &i, 1);
 }
 
 /* Ring helpers. */
@@ -343,10 +470,11 @@ xsk_release(uint32_t frame)
     atomic_store_relaxed(&umem_holder[frame], 0);
 }
 
-/* Tops the fill ring up from the pool, in bulks. */
+/* Tops the fill ring up from its region's pool, in bulks. */
 static void
 xsk_refill(struct afxdp_xsk *xsk, uint32_t user, uint32_t min)
 {
+    const struct umem_region *region = xsk->region;
     uint64_t *addrs = xsk->fill.descs;
     uint32_t frames[RING_BATCH];
     uint32_t n, got;
@@ -357,12 +485,12 @@ xsk_refill(struct afxdp_xsk *xsk, uint32_t user, uint32_t min)
     }
     n = MIN(n, RING_BATCH);
 
-    got = afxdp_pool_get(umem_pool, user, frames, n);
+    got = afxdp_pool_get(region->pool, user, frames, n);
     if (got < n) {
         COVERAGE_INC(afxdp_fill_short);
     }
     for (uint32_t i = 0; i < got; i++) {
-        xsk_hold(xsk, frames[i]);
+        xsk_hold(xsk, region->first + frames[i]);
         addrs[(xsk->fill.cached_prod + i) & xsk->fill.mask]
             = (uint64_t) frames[i] * AFXDP_FRAME_SIZE;
     }
@@ -375,6 +503,7 @@ xsk_refill(struct afxdp_xsk *xsk, uint32_t user, uint32_t min)
 static void
 xsk_complete(struct afxdp_xsk *xsk, uint32_t user)
 {
+    const struct umem_region *region = xsk->region;
     const uint64_t *addrs = xsk->comp.descs;
     uint32_t frames[RING_BATCH];
 
@@ -389,15 +518,15 @@ xsk_complete(struct afxdp_xsk *xsk, uint32_t user)
         for (uint32_t i = 0; i < n; i++) {
             uint64_t addr = addrs[(xsk->comp.cached_cons + i)
                                   & xsk->comp.mask];
-            uint32_t frame = frame_of(addr);
+            uint32_t frame = region_frame(region, addr);
 
-            if (frame < umem_n_frames) {
+            if (frame != UINT32_MAX) {
                 xsk_release(frame);
-                frames[k++] = frame;
+                frames[k++] = frame - region->first;
             }
         }
         ring_cons_release(&xsk->comp, n);
-        afxdp_pool_put(umem_pool, user, frames, k);
+        afxdp_pool_put(region->pool, user, frames, k);
     }
 }
 
@@ -530,7 +659,7 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
         error = xsk_bind__(xsk, ifindex, queue, tries[t], anchor);
         if (!error) {
             if (!anchor) {
-                atomic_store_relaxed(&umem_sg,
+                atomic_store_relaxed(&xsk->region->sg,
                                      (tries[t] & AFXDP_XDP_USE_SG) != 0);
             }
             break;
@@ -565,7 +694,7 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
                           xsk->name);
         return EOPNOTSUPP;
     }
-    if (need_sg && !afxdp_umem_has_sg()) {
+    if (need_sg && !afxdp_xsk_has_sg(xsk)) {
         *errp = xasprintf("%s: the MTU needs packets larger than a frame, "
                           "but the UMEM shared with the other afxdp ports "
                           "was set up without multi-buffer by a zero-copy "
@@ -579,6 +708,7 @@ static void
 xsk_free(struct afxdp_xsk *xsk)
     OVS_REQUIRES(umem_mutex)
 {
+    struct umem_region *region = xsk->region;
     uint32_t frames[RING_BATCH];
     uint32_t n = 0;
 
@@ -592,20 +722,22 @@ xsk_free(struct afxdp_xsk *xsk)
 
     /* With the socket closed, the kernel is done with the frames it was
      * given, wherever they were: all of them go back to the pool. */
-    for (uint32_t i = 0; xsk->slot && i < umem_n_frames; i++) {
+    for (uint32_t i = 0; region && xsk->slot && i < region->n_frames; i++) {
         uint16_t holder;
 
-        atomic_read_relaxed(&umem_holder[i], &holder);
+        atomic_read_relaxed(&umem_holder[region->first + i], &holder);
         if (holder == xsk->slot) {
-            xsk_release(i);
+            xsk_release(region->first + i);
             frames[n++] = i;
             if (n == ARRAY_SIZE(frames)) {
-                afxdp_pool_push_bulk(umem_pool, frames, n);
+                afxdp_pool_push_bulk(region->pool, frames, n);
                 n = 0;
             }
         }
     }
-    afxdp_pool_push_bulk(umem_pool, frames, n);
+    if (region) {
+        afxdp_pool_push_bulk(region->pool, frames, n);
+    }
 
     if (xsk->slot) {
         id_pool_free_id(xsk_slots, xsk->slot);
@@ -614,16 +746,17 @@ xsk_free(struct afxdp_xsk *xsk)
     free(xsk);
 }
 
-/* Registers the UMEM through 'xsk', with room for TX metadata where the
- * kernel has it.  Returns 0 or a positive errno with an explanation in
- * '*errp'. */
+/* Registers the region of 'xsk' with the kernel through 'xsk', with room
+ * for TX metadata where the kernel has it.  Returns 0 or a positive errno
+ * with an explanation in '*errp'. */
 static int
 umem_register(struct afxdp_xsk *xsk, char **errp)
     OVS_REQUIRES(umem_mutex)
 {
+    struct umem_region *region = xsk->region;
     struct afxdp_umem_reg reg = {
-        .addr = (uintptr_t) umem_area,
-        .len = (uint64_t) umem_n_frames * AFXDP_FRAME_SIZE,
+        .addr = (uintptr_t) region->area,
+        .len = (uint64_t) region->n_frames * AFXDP_FRAME_SIZE,
         .chunk_size = AFXDP_FRAME_SIZE,
         .headroom = AFXDP_FRAME_HEADROOM,
         .flags = AFXDP_UMEM_TX_METADATA_LEN,
@@ -632,7 +765,7 @@ umem_register(struct afxdp_xsk *xsk, char **errp)
     int error;
 
     if (!setsockopt(xsk->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg)) {
-        atomic_store_relaxed(&umem_tx_meta_len, reg.tx_metadata_len);
+        atomic_store_relaxed(&region->tx_meta_len, reg.tx_metadata_len);
         return 0;
     }
 
@@ -644,7 +777,7 @@ umem_register(struct afxdp_xsk *xsk, char **errp)
         error = (setsockopt(xsk->fd, SOL_XDP, XDP_UMEM_REG, &reg, sizeof reg)
                  ? errno : 0);
         if (!error) {
-            atomic_store_relaxed(&umem_tx_meta_len, 0);
+            atomic_store_relaxed(&region->tx_meta_len, 0);
             return 0;
         }
     }
@@ -653,15 +786,26 @@ umem_register(struct afxdp_xsk *xsk, char **errp)
     return error;
 }
 
-/* Returns true if the kernel finishes checksums for our sockets on request
- * (TX metadata): known once a socket has been created. */
+/* Returns true if the kernel finishes checksums for 'xsk' on request (TX
+ * metadata). */
 bool
-afxdp_umem_has_tx_meta(void)
+afxdp_xsk_has_tx_meta(const struct afxdp_xsk *xsk)
 {
     uint32_t len;
 
-    atomic_read_relaxed(&umem_tx_meta_len, &len);
+    atomic_read_relaxed(&xsk->region->tx_meta_len, &len);
     return len != 0;
+}
+
+/* Returns true if 'xsk' carries packets larger than a frame
+ * (multi-buffer). */
+bool
+afxdp_xsk_has_sg(const struct afxdp_xsk *xsk)
+{
+    bool sg;
+
+    atomic_read_relaxed(&xsk->region->sg, &sg);
+    return sg;
 }
 
 /* Returns true if the kernel has multi-buffer AF_XDP sockets.  Asked once:
@@ -692,58 +836,49 @@ afxdp_umem_kernel_has_sg(void)
     return has_sg;
 }
 
-/* Returns true if the UMEM carries packets larger than a frame: known
- * once a socket has been created. */
-bool
-afxdp_umem_has_sg(void)
-{
-    bool sg;
-
-    atomic_read_relaxed(&umem_sg, &sg);
-    return sg;
-}
-
-/* The largest packet the UMEM can carry, or will once its first socket is
- * bound, as far as the kernel is concerned. */
+/* The largest packet that afxdp sockets can carry on this kernel. */
 uint32_t
 afxdp_umem_max_packet(void)
 {
-    bool ready;
-
-    atomic_read_explicit(&umem_ready, &ready, memory_order_acquire);
-    if (ready) {
-        ovs_mutex_lock(&umem_mutex);
-        bool bound = !ovs_list_is_empty(&xsks);
-        ovs_mutex_unlock(&umem_mutex);
-        if (bound) {
-            return afxdp_umem_has_sg() ? AFXDP_MAX_SG_PACKET
-                                       : AFXDP_MAX_PACKET;
-        }
-    }
     return afxdp_umem_kernel_has_sg() ? AFXDP_MAX_SG_PACKET : AFXDP_MAX_PACKET;
 }
 
+/* Returns true if a socket that wants 'copy' and, if 'need_sg',
+ * multi-buffer, with a fill ring of 'ring_size', may join 'region'. */
+static bool
+region_fits(const struct umem_region *region, enum afxdp_xsk_copy copy,
+            bool need_sg, uint32_t ring_size)
+    OVS_REQUIRES(umem_mutex)
+{
+    bool sg;
+
+    if (region->reserved + ring_size > region->n_frames / REGION_FILL_SHARE) {
+        return false;
+    }
+    if (ovs_list_is_empty(&region->xsks)) {
+        /* Its next socket registers it anew and decides. */
+        return true;
+    }
+    atomic_read_relaxed(&region->sg, &sg);
+    return ((!need_sg || sg)
+            && !(copy == AFXDP_XSK_ZEROCOPY && !region->zero_copy)
+            && !(copy == AFXDP_XSK_COPY && region->zero_copy));
+}
+
 /* Creates an AF_XDP socket on queue 'queue' of 'ifname' (index 'ifindex')
- * over the shared UMEM, with rings of 'ring_size' descriptors and its fill
- * ring filled.  If 'need_sg', the socket must carry packets larger than a
- * frame (multi-buffer).  On success stores it in '*xskp' and returns 0; otherwise
- * returns a positive errno with an explanation in '*errp'. */
-int
-afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
-                 enum afxdp_xsk_copy copy, uint32_t ring_size, bool need_sg,
-                 struct afxdp_xsk **xskp, char **errp)
+ * in 'region', as afxdp_xsk_create() does. */
+static int
+xsk_create(const char *ifname, int ifindex, uint32_t queue,
+           enum afxdp_xsk_copy copy, uint32_t ring_size, bool need_sg,
+           struct umem_region *region, struct afxdp_xsk **xskp, char **errp)
+    OVS_REQUIRES(umem_mutex)
 {
     struct afxdp_xsk *xsk, *anchor;
     int error;
 
-    *xskp = NULL;
-    error = afxdp_umem_get(errp);
-    if (error) {
-        return error;
-    }
-
-    ovs_mutex_lock(&umem_mutex);
     xsk = xzalloc(sizeof *xsk);
+    xsk->region = region;
+    xsk->ring_size = ring_size;
     xsk->name = xasprintf("%s queue %"PRIu32, ifname, queue);
     xsk->fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
     if (xsk->fd < 0) {
@@ -753,16 +888,18 @@ afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
         goto error;
     }
     if (!id_pool_alloc_id(xsk_slots, &xsk->slot)) {
+        xsk->slot = 0;
         error = ENOSPC;
         *errp = xasprintf("%s: too many AF_XDP sockets", xsk->name);
         goto error;
     }
 
-    /* Any bound socket of ours lends the UMEM to a new one.  With none
-     * left, the kernel has released the UMEM and this socket registers it
+    /* Any bound socket of the region lends it to a new one.  With none
+     * left, the kernel has released it and this socket registers it
      * anew. */
-    anchor = (ovs_list_is_empty(&xsks) ? NULL
-              : CONTAINER_OF(ovs_list_front(&xsks), struct afxdp_xsk, node));
+    anchor = (ovs_list_is_empty(&region->xsks) ? NULL
+              : CONTAINER_OF(ovs_list_front(&region->xsks),
+                             struct afxdp_xsk, node));
     if (!anchor) {
         error = umem_register(xsk, errp);
         if (error) {
@@ -790,13 +927,66 @@ afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
         goto error;
     }
 
-    ovs_list_push_back(&xsks, &xsk->node);
-    ovs_mutex_unlock(&umem_mutex);
+    if (!anchor) {
+        region->zero_copy = xsk->zero_copy;
+    }
+    region->reserved += ring_size;
+    ovs_list_push_back(&region->xsks, &xsk->node);
     *xskp = xsk;
     return 0;
 
 error:
     xsk_free(xsk);
+    return error;
+}
+
+/* Creates an AF_XDP socket on queue 'queue' of 'ifname' (index 'ifindex')
+ * with rings of 'ring_size' descriptors and its fill ring filled, in the
+ * first region of the UMEM that has room for its fill ring and the copy
+ * mode it wants (and multi-buffer if 'need_sg': the socket must carry
+ * packets larger than a frame), or in a new region.  On success stores it
+ * in '*xskp' and returns 0; otherwise returns a positive errno with an
+ * explanation in '*errp'. */
+int
+afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
+                 enum afxdp_xsk_copy copy, uint32_t ring_size, bool need_sg,
+                 struct afxdp_xsk **xskp, char **errp)
+{
+    int error;
+
+    *xskp = NULL;
+    ovs_mutex_lock(&umem_mutex);
+    error = umem_init(errp);
+    for (uint32_t r = 0; !error; r++) {
+        uint32_t n = n_regions();
+        struct umem_region *region;
+
+        if (r < n) {
+            region = &umem_regions[r];
+            if (!region_fits(region, copy, need_sg, ring_size)) {
+                continue;
+            }
+        } else {
+            region = region_create(REGION_FRAMES, errp);
+            if (!region) {
+                error = ENOMEM;
+                break;
+            }
+        }
+
+        error = xsk_create(ifname, ifindex, queue, copy, ring_size, need_sg,
+                           region, xskp, errp);
+        if (error == EOPNOTSUPP && r < n
+            && !ovs_list_is_empty(&region->xsks)) {
+            /* The region's copy mode, decided by its first socket, does
+             * not suit this device: another region may. */
+            free(*errp);
+            *errp = NULL;
+            error = 0;
+            continue;
+        }
+        break;
+    }
     ovs_mutex_unlock(&umem_mutex);
     return error;
 }
@@ -807,6 +997,7 @@ afxdp_xsk_destroy(struct afxdp_xsk *xsk)
 {
     if (xsk) {
         ovs_mutex_lock(&umem_mutex);
+        xsk->region->reserved -= xsk->ring_size;
         ovs_list_remove(&xsk->node);
         xsk_free(xsk);
         ovs_mutex_unlock(&umem_mutex);
@@ -841,33 +1032,38 @@ afxdp_xsk_get_stats(const struct afxdp_xsk *xsk, struct xdp_statistics *st)
  * that each take a few frames. */
 #define RX_PEEK (NETDEV_MAX_BURST * 4)
 
-/* Checks rx descriptor 'd'.  Returns its frame, or UINT32_MAX if it does
- * not lie inside one of ours (then it is counted in 'stats'). */
+/* Checks rx descriptor 'd' of 'xsk'.  Returns its global frame, or
+ * UINT32_MAX if it does not lie inside one of the region's frames (then it
+ * is counted in 'stats' and its frame, if any, given back). */
 static uint32_t
-xsk_rx_frame(const struct xdp_desc *d, struct afxdp_rx_stats *stats)
+xsk_rx_frame(const struct afxdp_xsk *xsk, const struct xdp_desc *d,
+             struct afxdp_rx_stats *stats)
 {
-    uint32_t frame = frame_of(d->addr);
+    const struct umem_region *region = xsk->region;
+    uint32_t frame = region_frame(region, d->addr);
 
-    if (OVS_UNLIKELY(frame >= umem_n_frames)) {
+    if (OVS_UNLIKELY(frame == UINT32_MAX)) {
         COVERAGE_INC(afxdp_rx_invalid);
         stats->invalid++;
         return UINT32_MAX;
     }
     xsk_release(frame);
     if (OVS_UNLIKELY(d->len > AFXDP_FRAME_SIZE - d->addr % AFXDP_FRAME_SIZE)) {
+        uint32_t i = frame - region->first;
+
         COVERAGE_INC(afxdp_rx_invalid);
         stats->invalid++;
-        afxdp_pool_put(umem_pool, pool_user(), &frame, 1);
+        afxdp_pool_put(region->pool, pool_user(), &i, 1);
         return UINT32_MAX;
     }
     return frame;
 }
 
 /* Takes the RX hash that the XDP program left in front of the packet that
- * starts at UMEM address 'addr', if any, for 'packet'. */
+ * starts at address 'addr' of 'region', if any, for 'packet'. */
 static void
-xsk_rx_meta(uint64_t addr, struct dp_packet *packet,
-            struct afxdp_rx_stats *stats)
+xsk_rx_meta(const struct umem_region *region, uint64_t addr,
+            struct dp_packet *packet, struct afxdp_rx_stats *stats)
 {
     struct afxdp_rx_meta *meta;
 
@@ -875,7 +1071,7 @@ xsk_rx_meta(uint64_t addr, struct dp_packet *packet,
         return;
     }
     meta = ALIGNED_CAST(struct afxdp_rx_meta *,
-                        umem_area + addr - sizeof *meta);
+                        region->area + addr - sizeof *meta);
     if (meta->flags == AFXDP_RX_META_HASH) {
         dp_packet_set_rss_hash(packet, meta->hash);
         stats->hashed++;
@@ -894,6 +1090,7 @@ static struct dp_packet *
 xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
              bool rx_meta, uint32_t max_len, struct afxdp_rx_stats *stats)
 {
+    const struct umem_region *region = xsk->region;
     const struct xdp_desc *descs = xsk->rx.descs;
     uint32_t frames[AFXDP_MAX_SEGS];
     struct dp_packet *packet = NULL;
@@ -902,15 +1099,18 @@ xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
 
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *d = &descs[(first + i) & xsk->rx.mask];
-        uint32_t frame = xsk_rx_frame(d, stats);
+        uint32_t frame = xsk_rx_frame(xsk, d, stats);
 
         if (frame == UINT32_MAX) {
             bad = true;
-        } else if (k < ARRAY_SIZE(frames)) {
+            continue;
+        }
+        frame -= region->first;
+        if (k < ARRAY_SIZE(frames)) {
             frames[k++] = frame;
             len += d->len;
         } else {
-            afxdp_pool_put(umem_pool, pool_user(), &frame, 1);
+            afxdp_pool_put(region->pool, pool_user(), &frame, 1);
         }
     }
 
@@ -927,15 +1127,16 @@ xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
         packet = dp_packet_new_with_headroom(len, DP_NETDEV_HEADROOM);
         for (uint32_t i = 0; i < n; i++) {
             d = &descs[(first + i) & xsk->rx.mask];
-            dp_packet_put(packet, umem_area + d->addr, d->len);
+            dp_packet_put(packet, region->area + d->addr, d->len);
         }
         if (rx_meta) {
-            xsk_rx_meta(descs[first & xsk->rx.mask].addr, packet, stats);
+            xsk_rx_meta(region, descs[first & xsk->rx.mask].addr, packet,
+                        stats);
         }
         COVERAGE_INC(afxdp_rx_multi_buffer);
         stats->multi_buffer++;
     }
-    afxdp_pool_put(umem_pool, pool_user(), frames, k);
+    afxdp_pool_put(region->pool, pool_user(), frames, k);
     return packet;
 }
 
@@ -951,6 +1152,7 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
                bool rx_meta, uint32_t max_len, int *qfill,
                struct afxdp_rx_stats *stats)
 {
+    const struct umem_region *region = xsk->region;
     const struct xdp_desc *descs = xsk->rx.descs;
     uint32_t user = pool_user();
     uint32_t n, i;
@@ -968,14 +1170,14 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     for (i = 0; i < MIN(n, NETDEV_MAX_BURST); i++) {
         const struct xdp_desc *d = &descs[(xsk->rx.cached_cons + i)
                                           & xsk->rx.mask];
-        uint32_t frame = frame_of(d->addr);
+        uint32_t frame = region_frame(region, d->addr);
 
-        if (OVS_LIKELY(frame < umem_n_frames)) {
-            OVS_PREFETCH(umem_area + d->addr);
+        if (OVS_LIKELY(frame != UINT32_MAX)) {
+            OVS_PREFETCH(region->area + d->addr);
             OVS_PREFETCH_WRITE(&umem_packets[frame]);
             if (rx_meta) {
                 /* Usually the cache line before the packet's first. */
-                OVS_PREFETCH_WRITE(umem_area + d->addr
+                OVS_PREFETCH_WRITE(region->area + d->addr
                                    - sizeof(struct afxdp_rx_meta));
             }
         }
@@ -1016,7 +1218,7 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             continue;
         }
 
-        frame = xsk_rx_frame(d, stats);
+        frame = xsk_rx_frame(xsk, d, stats);
         if (frame == UINT32_MAX) {
             continue;
         }
@@ -1032,16 +1234,17 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
                 COVERAGE_INC(afxdp_rx_invalid);
                 stats->invalid++;
             }
-            afxdp_pool_put(umem_pool, user, &frame, 1);
+            frame -= region->first;
+            afxdp_pool_put(region->pool, user, &frame, 1);
             continue;
         }
 
         packet = &umem_packets[frame];
-        dp_packet_use_afxdp(packet, umem_area + d->addr, AFXDP_FRAME_SIZE,
+        dp_packet_use_afxdp(packet, region->area + d->addr, AFXDP_FRAME_SIZE,
                             d->addr % AFXDP_FRAME_SIZE);
         dp_packet_set_size(packet, d->len);
         if (rx_meta) {
-            xsk_rx_meta(d->addr, packet, stats);
+            xsk_rx_meta(region, d->addr, packet, stats);
         }
         dp_packet_batch_add(batch, packet);
     }
@@ -1055,26 +1258,28 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     return dp_packet_batch_size(batch);
 }
 
-/* Returns the address in the UMEM of the data of 'packet', a packet
- * received on an afxdp port, or UINT64_MAX if its data has left its frame
- * or leaves no room for 'meta_len' bytes of TX metadata in front of it
- * (then it is sent as a copy). */
+/* Returns the address in the region of 'xsk' of the data of 'packet', a
+ * packet received on an afxdp port, or UINT64_MAX if its frame is in
+ * another region, or its data has left its frame or leaves no room for
+ * 'meta_len' bytes of TX metadata in front of it (then it is sent as a
+ * copy). */
 static uint64_t
-xsk_packet_addr(const struct dp_packet *packet, uint32_t meta_len,
-                uint32_t *framep)
+xsk_packet_addr(const struct afxdp_xsk *xsk, const struct dp_packet *packet,
+                uint32_t meta_len, uint32_t *framep)
 {
     uint32_t frame = packet - umem_packets;
     const char *data = dp_packet_data(packet);
-    const char *start = umem_area + (size_t) frame * AFXDP_FRAME_SIZE;
+    const char *start = frame_data(frame);
 
     /* With TX metadata, the kernel wants its room inside the frame, in
      * front of the packet, whether a descriptor uses it or not. */
-    if (frame >= umem_n_frames || data < start + meta_len
+    if (frame / REGION_MAX_FRAMES != xsk->region->index
+        || data < start + meta_len
         || data + dp_packet_size(packet) > start + AFXDP_FRAME_SIZE) {
         return UINT64_MAX;
     }
     *framep = frame;
-    return data - umem_area;
+    return frame_addr(frame, data - start);
 }
 
 static void
@@ -1112,31 +1317,32 @@ xsk_tx_chain(struct afxdp_xsk *xsk, uint32_t user,
              const struct dp_packet *packet, uint32_t n, uint32_t pos,
              const struct afxdp_tx_meta *meta)
 {
+    const struct umem_region *region = xsk->region;
     struct xdp_desc *descs = xsk->tx.descs;
     const char *data = dp_packet_data(packet);
     uint32_t left = dp_packet_size(packet);
     uint32_t frames[AFXDP_MAX_SEGS];
-    size_t got = afxdp_pool_get(umem_pool, user, frames, n);
+    size_t got = afxdp_pool_get(region->pool, user, frames, n);
 
     if (got < n) {
         /* The pool gave what it had: give it back. */
-        afxdp_pool_put(umem_pool, user, frames, got);
+        afxdp_pool_put(region->pool, user, frames, got);
         return false;
     }
     for (uint32_t i = 0; i < n; i++) {
         struct xdp_desc *d = &descs[(pos + i) & xsk->tx.mask];
         uint32_t len = MIN(left, AFXDP_MAX_PACKET);
 
-        xsk_hold(xsk, frames[i]);
+        xsk_hold(xsk, region->first + frames[i]);
         d->addr = (uint64_t) frames[i] * AFXDP_FRAME_SIZE + AFXDP_RX_OFFSET;
         d->len = len;
         d->options = i + 1 < n ? AFXDP_XDP_PKT_CONTD : 0;
-        memcpy(umem_area + d->addr, data, len);
+        memcpy(region->area + d->addr, data, len);
         data += len;
         left -= len;
     }
     if (meta) {
-        memcpy(umem_area + descs[pos & xsk->tx.mask].addr - sizeof *meta,
+        memcpy(region->area + descs[pos & xsk->tx.mask].addr - sizeof *meta,
                meta, sizeof *meta);
         descs[pos & xsk->tx.mask].options |= AFXDP_XDP_TX_METADATA;
     }
@@ -1146,7 +1352,7 @@ xsk_tx_chain(struct afxdp_xsk *xsk, uint32_t user,
 /* Sends the packets of 'batch' on 'xsk' and takes ownership of them.
  * Packets received on an afxdp port go from their own frame; others are
  * copied into a fresh frame, or several chained ones if they are larger
- * (multi-buffer).  If 'csum_meta' (see afxdp_umem_has_tx_meta()), a
+ * (multi-buffer).  If 'csum_meta' (see afxdp_xsk_has_tx_meta()), a
  * partial checksum is finished by the kernel; otherwise the caller has
  * finished every checksum (its port advertises no checksum offload, so
  * netdev_send() did).  Updates '*stats'. */
@@ -1154,6 +1360,7 @@ void
 afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
                bool csum_meta, struct afxdp_tx_stats *stats)
 {
+    struct umem_region *region = xsk->region;
     struct xdp_desc *descs = xsk->tx.descs;
     struct afxdp_tx_stats before = *stats;
     uint32_t user = pool_user();
@@ -1162,8 +1369,8 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     uint32_t meta_len, max_len;
     bool sg;
 
-    atomic_read_relaxed(&umem_tx_meta_len, &meta_len);
-    atomic_read_relaxed(&umem_sg, &sg);
+    atomic_read_relaxed(&region->tx_meta_len, &meta_len);
+    atomic_read_relaxed(&region->sg, &sg);
     csum_meta &= meta_len != 0;
     max_len = sg ? AFXDP_MAX_SG_PACKET : AFXDP_MAX_PACKET;
 
@@ -1220,17 +1427,18 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         }
 
         if (packet->source == DPBUF_AFXDP) {
-            addr = xsk_packet_addr(packet, meta_len, &frame);
+            addr = xsk_packet_addr(xsk, packet, meta_len, &frame);
         }
         if (addr != UINT64_MAX) {
             stats->zero_copy++;
-        } else if (!afxdp_pool_get(umem_pool, user, &frame, 1)) {
+        } else if (!afxdp_pool_get(region->pool, user, &frame, 1)) {
             stats->no_frame++;
             dp_packet_delete(packet);
             continue;
         } else {
             addr = (uint64_t) frame * AFXDP_FRAME_SIZE + AFXDP_RX_OFFSET;
-            memcpy(umem_area + addr, dp_packet_data(packet), len);
+            memcpy(region->area + addr, dp_packet_data(packet), len);
+            frame += region->first;
             stats->copied++;
             dp_packet_delete(packet);
         }
@@ -1241,7 +1449,7 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         d->len = len;
         d->options = 0;
         if (csum == AFXDP_CSUM_TX_META) {
-            memcpy(umem_area + addr - sizeof meta, &meta, sizeof meta);
+            memcpy(region->area + addr - sizeof meta, &meta, sizeof meta);
             d->options = AFXDP_XDP_TX_METADATA;
         }
         n++;
@@ -1259,22 +1467,52 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     COVERAGE_ADD(afxdp_tx_ring_full, stats->ring_full - before.ring_full);
 }
 
-/* The pool's state, and how many sockets share the UMEM. */
+static void
+pool_stats_add(struct afxdp_pool_stats *sum, const struct afxdp_pool_stats *s)
+{
+    sum->n_frames += s->n_frames;
+    sum->n_shared += s->n_shared;
+    sum->n_cached += s->n_cached;
+    sum->n_out += s->n_out;
+}
+
+/* The state of the pools of all regions, and how many sockets share the
+ * UMEM. */
 void
 afxdp_umem_get_stats(struct afxdp_pool_stats *stats, uint32_t *n_sockets)
 {
-    bool ready;
+    uint32_t n = n_regions();
 
-    atomic_read_explicit(&umem_ready, &ready, memory_order_acquire);
-    if (!ready) {
-        memset(stats, 0, sizeof *stats);
-        *n_sockets = 0;
-        return;
+    memset(stats, 0, sizeof *stats);
+    *n_sockets = 0;
+    for (uint32_t r = 0; r < n; r++) {
+        struct afxdp_pool_stats rs;
+
+        afxdp_pool_get_stats(umem_regions[r].pool, &rs);
+        pool_stats_add(stats, &rs);
     }
-    afxdp_pool_get_stats(umem_pool, stats);
-    ovs_mutex_lock(&umem_mutex);
-    *n_sockets = ovs_list_size(&xsks);
-    ovs_mutex_unlock(&umem_mutex);
+    if (n) {
+        ovs_mutex_lock(&umem_mutex);
+        for (uint32_t r = 0; r < n; r++) {
+            *n_sockets += ovs_list_size(&umem_regions[r].xsks);
+        }
+        ovs_mutex_unlock(&umem_mutex);
+    }
+}
+
+/* Frames of 'region' in socket rings. */
+static uint32_t
+region_in_sockets(const struct umem_region *region)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < region->n_frames; i++) {
+        uint16_t holder;
+
+        atomic_read_relaxed(&umem_holder[region->first + i], &holder);
+        n += holder != 0;
+    }
+    return n;
 }
 
 static void
@@ -1285,17 +1523,35 @@ afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
     struct afxdp_pool_stats stats;
     uint32_t in_sockets = 0;
     uint32_t n_sockets;
+    uint32_t n = n_regions();
 
     afxdp_umem_get_stats(&stats, &n_sockets);
-    for (uint32_t i = 0; i < umem_n_frames; i++) {
-        uint16_t holder;
-
-        atomic_read_relaxed(&umem_holder[i], &holder);
-        in_sockets += holder != 0;
-    }
-
     ds_put_format(&s, "frames: %"PRIu32" of %d bytes\n",
                   stats.n_frames, AFXDP_FRAME_SIZE);
+
+    ovs_mutex_lock(&umem_mutex);
+    for (uint32_t r = 0; r < n; r++) {
+        const struct umem_region *region = &umem_regions[r];
+        uint32_t in = region_in_sockets(region);
+        bool sg;
+
+        atomic_read_relaxed(&region->sg, &sg);
+        ds_put_format(&s, "region %"PRIu32": %"PRIu32" frames (%s), "
+                      "%"PRIuSIZE" sockets, %"PRIu32" frames reserved for "
+                      "fill rings, %"PRIu32" in socket rings",
+                      r, region->n_frames,
+                      region->hugepages ? "huge pages" : "4 KiB pages",
+                      ovs_list_size(&region->xsks), region->reserved, in);
+        if (!ovs_list_is_empty(&region->xsks)) {
+            ds_put_format(&s, ", %s%s",
+                          region->zero_copy ? "zero-copy" : "copy mode",
+                          sg ? ", multi-buffer" : "");
+        }
+        ds_put_char(&s, '\n');
+        in_sockets += in;
+    }
+    ovs_mutex_unlock(&umem_mutex);
+
     ds_put_format(&s, "free in shared list: %"PRIu32"\n", stats.n_shared);
     ds_put_format(&s, "free in thread caches: %"PRIu32"\n", stats.n_cached);
     ds_put_format(&s, "in socket rings: %"PRIu32"\n", in_sockets);

@@ -26,42 +26,56 @@
  * The shared UMEM and its AF_XDP sockets.
  * =======================================
  *
- * One UMEM serves every afxdp port and queue of the process: an area of
- * AFXDP_UMEM_FRAMES frames of AFXDP_FRAME_SIZE bytes, registered with the
- * kernel by the first AF_XDP socket and shared by all the others
- * (XDP_SHARED_UMEM).  Each socket, one per (port, queue), has its own four
- * rings: fill and rx for receiving, tx and completion for sending.  Because
- * every socket can address every frame, a packet received on one afxdp
- * port is sent on another from the frame it arrived in, without a copy.
+ * One UMEM serves every afxdp port and queue of the process.  It grows in
+ * regions: each region is an area of frames of AFXDP_FRAME_SIZE bytes
+ * (AFXDP_UMEM_FRAMES, 128 MiB, backed by huge pages where the kernel has
+ * enough free), registered with the kernel by the first AF_XDP socket
+ * placed in it and shared by the others placed there (XDP_SHARED_UMEM).
+ * Each socket, one per (port, queue), has its own four rings: fill and rx
+ * for receiving, tx and completion for sending.  Because every socket of a
+ * region can address all of the region's frames, a packet received on one
+ * afxdp port is sent on another from the frame it arrived in, without a
+ * copy, when both sockets are in the same region; across regions, it is
+ * copied, as a packet from any other netdev is.
  *
- * Where the kernel has multi-buffer AF_XDP (Linux 6.6), the first socket
- * binds with XDP_USE_SG and so the whole UMEM carries packets larger than
- * a frame: one arrives as a chain of descriptors, which afxdp_xsk_recv()
- * copies into a single dp_packet, and one sent leaves as a chain of frames
- * (afxdp_umem_has_sg()).  A zero-copy driver without multi-buffer support
- * for AF_XDP may keep the UMEM from it (see afxdp_xsk_create()).
+ * A socket goes into the first region whose fill rings leave at least half
+ * of its frames for packets in flight once the socket's fill ring is
+ * counted, and whose copy mode (zero-copy or copy, decided by its first
+ * socket) and multi-buffer suit the socket; if none does, a new region is
+ * added, up to 32 of them.  So ports and queues can be added at any time
+ * without a socket's fill ring ever starving the others: the kernel cannot
+ * grow a registered UMEM, but a new registration beside it serves.  A
+ * region is kept until the process exits: packets in flight may point into
+ * it at any time.
  *
- * Where the kernel has TX metadata (afxdp-csum.h), the UMEM is registered
+ * Where the kernel has multi-buffer AF_XDP (Linux 6.6), a region's first
+ * socket binds with XDP_USE_SG and so the region carries packets larger
+ * than a frame: one arrives as a chain of descriptors, which
+ * afxdp_xsk_recv() copies into a single dp_packet, and one sent leaves as a
+ * chain of frames (afxdp_xsk_has_sg()).  A zero-copy driver without
+ * multi-buffer support for AF_XDP may keep a region from it; sockets that
+ * need it then go to another region.
+ *
+ * Where the kernel has TX metadata (afxdp-csum.h), a region is registered
  * with room for it in front of every packet sent, so that any socket can
- * ask the kernel to finish a packet's checksum; afxdp_umem_has_tx_meta()
+ * ask the kernel to finish a packet's checksum; afxdp_xsk_has_tx_meta()
  * says whether it was.
  *
- * Free frames live in an afxdp_pool with one cache per thread.  For each
- * frame, a 'struct dp_packet' is preallocated, so that receiving allocates
- * nothing.  The UMEM is created with the first afxdp port and kept until
- * the process exits: packets in flight may point into it at any time.
+ * Each region's free frames live in an afxdp_pool with one cache per
+ * thread.  For each frame, a 'struct dp_packet' is preallocated, so that
+ * receiving allocates nothing.
  *
- * Conservation: every frame is, at any time, in the pool (shared list or a
- * cache), in a socket's rings (fill, rx, tx or completion, or inside the
- * kernel between them), or in a packet that OVS is processing.  Each frame
- * that a socket is given records the socket's slot, so that destroying the
- * socket returns exactly its frames to the pool, whichever ring, or kernel
- * queue, they were in.
+ * Conservation: every frame is, at any time, in its region's pool (shared
+ * list or a cache), in a socket's rings (fill, rx, tx or completion, or
+ * inside the kernel between them), or in a packet that OVS is processing.
+ * Each frame that a socket is given records the socket's slot, so that
+ * destroying the socket returns exactly its frames to the pool, whichever
+ * ring, or kernel queue, they were in.
  *
  * Thread-safety
  * =============
  *
- *   afxdp_umem_get(), afxdp_xsk_create(), afxdp_xsk_destroy()
+ *   afxdp_xsk_create(), afxdp_xsk_destroy()
  *       Any thread; serialized by an internal mutex.  A socket must not be
  *       used by another thread while it is destroyed.
  *
@@ -74,8 +88,8 @@
  *       same socket may run concurrently.
  *
  *   afxdp_umem_free_packet(), afxdp_umem_get_stats(),
- *   afxdp_umem_has_tx_meta(), afxdp_umem_kernel_has_sg(), afxdp_umem_has_sg(),
- *   afxdp_umem_max_packet(), afxdp_xsk_get_stats()
+ *   afxdp_umem_kernel_has_sg(), afxdp_umem_max_packet(),
+ *   afxdp_xsk_has_tx_meta(), afxdp_xsk_has_sg(), afxdp_xsk_get_stats()
  *       Any thread.
  */
 
@@ -86,7 +100,7 @@
  * of its own XDP_PACKET_HEADROOM: room for OVS to push headers. */
 #define AFXDP_FRAME_HEADROOM 128
 
-/* Frames in the shared UMEM (128 MiB with 4 KiB frames). */
+/* Frames in a region of the UMEM (128 MiB with 4 KiB frames). */
 #define AFXDP_UMEM_FRAMES 32768
 
 /* Default and largest number of descriptors in each ring of a socket. */
@@ -140,12 +154,9 @@ struct afxdp_rx_stats {
 };
 
 /* The UMEM. */
-int afxdp_umem_get(char **errp);
 void afxdp_umem_free_packet(struct dp_packet *);
 void afxdp_umem_get_stats(struct afxdp_pool_stats *, uint32_t *n_sockets);
-bool afxdp_umem_has_tx_meta(void);
 bool afxdp_umem_kernel_has_sg(void);
-bool afxdp_umem_has_sg(void);
 uint32_t afxdp_umem_max_packet(void);
 
 /* Sockets. */
@@ -155,6 +166,8 @@ int afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
 void afxdp_xsk_destroy(struct afxdp_xsk *);
 int afxdp_xsk_fd(const struct afxdp_xsk *);
 bool afxdp_xsk_is_zero_copy(const struct afxdp_xsk *);
+bool afxdp_xsk_has_tx_meta(const struct afxdp_xsk *);
+bool afxdp_xsk_has_sg(const struct afxdp_xsk *);
 int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
 
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,

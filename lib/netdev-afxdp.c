@@ -126,6 +126,7 @@ struct netdev_afxdp {
     bool requested_xdp_xmit;
     enum afxdp_rx_csum requested_rx_csum;
     bool requested_tx_csum;
+    int requested_mtu;          /* The device's, as last known. */
 
     /* In effect.  'n_queues' is 0 while the port is not set up, and then
      * 'error' may say why. */
@@ -149,6 +150,7 @@ struct netdev_afxdp {
     const char *tx_csum_reason; /* Why not, if 'tx_csum'. */
     enum afxdp_xdp_attach attach;
     bool zero_copy;
+    bool multi_buffer;          /* Every socket carries jumbo packets. */
     struct afxdp_xdp *xdp;
     struct afxdp_xsk **xsks;            /* [n_queues]. */
     struct netdev_afxdp_txq *txqs;      /* [n_queues]. */
@@ -350,14 +352,29 @@ afxdp_check_mtu(const char *name, int mtu)
     }
 }
 
+/* Follows the MTU of 'netdev''s device, now 'mtu': packets up to it pass,
+ * and a port whose sockets cannot carry them is set up again (and says
+ * why, if it cannot be). */
+static void
+afxdp_set_mtu(struct netdev *netdev, int mtu)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
+
+    atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
+    afxdp->requested_mtu = mtu;
+    if (afxdp->n_queues
+        ? mtu > AFXDP_FRAME_MTU && !afxdp->multi_buffer
+        : afxdp->error != NULL) {
+        netdev_request_reconfigure(netdev);
+    }
+}
+
 /* Called by netdev-linux, under the netdev_linux mutex, before it sets the
  * device's MTU to 'mtu'.  Returns EINVAL if AF_XDP cannot carry it. */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
-    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
-
     char *err = afxdp_check_mtu(netdev_get_name(netdev), mtu);
 
     if (err) {
@@ -365,12 +382,16 @@ netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
         free(err);
         return EINVAL;
     }
-    atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
-    if (!afxdp->n_queues && afxdp->error) {
-        /* Not set up, perhaps for the device's MTU: try again. */
-        netdev_request_reconfigure(CONST_CAST(struct netdev *, netdev));
-    }
+    afxdp_set_mtu(CONST_CAST(struct netdev *, netdev), mtu);
     return 0;
+}
+
+/* Called by netdev-linux, under the netdev_linux mutex, when the kernel
+ * reports the device's MTU, whoever set it. */
+void
+netdev_afxdp_mtu_changed(struct netdev *netdev, int mtu)
+{
+    afxdp_set_mtu(netdev, mtu);
 }
 
 /* Options. */
@@ -672,7 +693,7 @@ afxdp_csum_setup(struct netdev_afxdp *afxdp, const char *name, int ifindex)
 
     afxdp->tx_csum = afxdp->requested_tx_csum;
     afxdp->tx_csum_reason = (!afxdp->tx_csum ? NULL
-                             : !afxdp_umem_has_tx_meta()
+                             : !afxdp_xsk_has_tx_meta(afxdp->xsks[0])
                              ? "kernel has no AF_XDP TX metadata"
                              : afxdp->zero_copy
                              ? afxdp_xdp_probe_xsk_csum(ifindex)
@@ -703,8 +724,11 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
     if (*errp) {
         return EINVAL;
     }
-    atomic_store_relaxed(&afxdp->max_frame,
-                         (mtu ? mtu : ETH_PAYLOAD_MAX) + VLAN_ETH_HEADER_LEN);
+    if (!mtu) {
+        mtu = ETH_PAYLOAD_MAX;
+    }
+    atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
+    afxdp->requested_mtu = mtu;
 
     for (size_t a = 0; a < n_attempts; a++) {
         char *err = NULL;
@@ -721,6 +745,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
                                  afxdp->requested_xdp_xmit, n, &afxdp->xdp,
                                  &err);
         afxdp->zero_copy = true;
+        afxdp->multi_buffer = true;
         for (int i = 0; !error && i < n; i++) {
             error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
                                      afxdp->requested_ring_size,
@@ -728,6 +753,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
                                      &afxdp->xsks[i], &err);
             if (!error) {
                 afxdp->zero_copy &= afxdp_xsk_is_zero_copy(afxdp->xsks[i]);
+                afxdp->multi_buffer &= afxdp_xsk_has_sg(afxdp->xsks[i]);
                 error = afxdp_xdp_set_socket(afxdp->xdp, i,
                                              afxdp_xsk_fd(afxdp->xsks[i]));
                 if (error) {
@@ -782,6 +808,8 @@ afxdp_config_current(const struct netdev_afxdp *afxdp)
             && afxdp->xdp_xmit == afxdp->requested_xdp_xmit
             && afxdp->rx_csum == afxdp->requested_rx_csum
             && afxdp->tx_csum == afxdp->requested_tx_csum
+            && (afxdp->multi_buffer
+                || afxdp->requested_mtu <= AFXDP_FRAME_MTU)
             && nullable_string_is_equal(afxdp->program,
                                         afxdp->requested_program));
 }
@@ -1204,10 +1232,10 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
                  afxdp->program ? afxdp->program : "built-in");
         smap_add(args, "rx-hash", afxdp_xdp_rx_hash_status(afxdp->xdp));
         smap_add(args, "multi-buffer",
-                 afxdp_umem_has_sg() ? "on"
+                 afxdp->multi_buffer ? "on"
                  : !afxdp_umem_kernel_has_sg()
                  ? "off: kernel has no multi-buffer AF_XDP"
-                 : "off: UMEM set up by a zero-copy driver without it");
+                 : "off: zero-copy driver without it");
 
         const char *reason;
 

@@ -1,8 +1,9 @@
 #!/bin/bash
 # TCP benchmark: iperf3, one stream, between two network namespaces joined
-# through two ports of a switch, with the namespaces' veths at their
-# default offloads (transmit checksum offload on, as in a container) and
-# with "ethtool -K DEV tx off", for:
+# through two ports of a switch, at MTU 1500 with the namespaces' veths at
+# their default offloads (transmit checksum offload on, as in a container)
+# and with "ethtool -K DEV tx off", and at MTU 9000 with the default
+# offloads (not for upstream's afxdp, which cannot carry it), for:
 #   afxdp     this series' afxdp ports;
 #   upstream  upstream's afxdp (the pristine 4.0.0 tree built with
 #             --enable-afxdp);
@@ -15,7 +16,8 @@
 # BENCH_REPEATS (default 3), BENCH_TCP_IMPLS (default "afxdp upstream
 # bridge"), BENCH_TCP_PORT_OPTIONS (more "options:KEY=VALUE" for both
 # ports of the OVS implementations, e.g. options:ring-size=4096 for this
-# series).  Output: build/bench/tcp-results.md and tcp-results.txt.
+# series), BENCH_TCP_MTUS (default "1500 9000").  Output:
+# build/bench/tcp-results.md and tcp-results.txt.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,6 +26,7 @@ OUT=$BUILD/bench
 SECS=${BENCH_TCP_SECONDS:-5}
 REPEATS=${BENCH_REPEATS:-3}
 IMPLS=${BENCH_TCP_IMPLS:-"afxdp upstream bridge"}
+MTUS=${BENCH_TCP_MTUS:-"1500 9000"}
 NS_A=afxt-a NS_B=afxt-b
 
 mkdir -p "$OUT"
@@ -85,9 +88,17 @@ topology() {
     ip link set ovs-tb up
 }
 
-# start_switch IMPL
+# set_mtu MTU: both veth pairs, before any switch uses them.
+set_mtu() {
+    ip -n $NS_A link set ta mtu "$1"
+    ip -n $NS_B link set tb mtu "$1"
+    ip link set ovs-ta mtu "$1"
+    ip link set ovs-tb mtu "$1"
+}
+
+# start_switch IMPL MTU
 start_switch() {
-    local impl=$1 tree
+    local impl=$1 mtu=$2 tree
     case $impl in
     bridge)
         ip link add afxt-br type bridge
@@ -110,8 +121,10 @@ start_switch() {
         --log-file="$SANDBOX/ovs-vswitchd.log" --unixctl="$CTL" \
         -vconsole:off -vsyslog:off 2>/dev/null
     ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
-        -- add-port br0 ovs-ta -- set interface ovs-ta type=afxdp ${BENCH_TCP_PORT_OPTIONS:-} \
-        -- add-port br0 ovs-tb -- set interface ovs-tb type=afxdp ${BENCH_TCP_PORT_OPTIONS:-}
+        -- add-port br0 ovs-ta -- set interface ovs-ta type=afxdp \
+           mtu_request="$mtu" ${BENCH_TCP_PORT_OPTIONS:-} \
+        -- add-port br0 ovs-tb -- set interface ovs-tb type=afxdp \
+           mtu_request="$mtu" ${BENCH_TCP_PORT_OPTIONS:-}
     ovs-ofctl add-flow br0 actions=normal
     for p in ovs-ta ovs-tb; do
         for _ in $(seq 50); do
@@ -130,18 +143,19 @@ rx_dropped() {
         | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["dropped"])'
 }
 
-# measure IMPL OFFLOADS: prints "Gbit/s retransmits rx-dropped".
+# measure IMPL OFFLOADS MTU: prints "Gbit/s retransmits rx-dropped".
 measure() {
-    local impl=$1 offl=$2 json gbps retr ringfull=n/a before after
+    local impl=$1 offl=$2 mtu=$3 json gbps retr ringfull=n/a before after
     ip netns exec $NS_A ethtool -K ta tx "$offl" >/dev/null
     ip netns exec $NS_B ethtool -K tb tx "$offl" >/dev/null
-    start_switch "$impl"
+    set_mtu "$mtu"
+    start_switch "$impl" "$mtu"
     # Let the switch learn both MACs.
     ip netns exec $NS_A ping -q -c 2 -i 0.2 -W 1 10.9.1.2 >/dev/null 2>&1 \
         || true
     ip netns exec $NS_B iperf3 -s -1 -B 10.9.1.2 >/dev/null 2>&1 &
     sleep 0.5
-    json=$OUT/tcp-$impl-$offl.json
+    json=$OUT/tcp-$impl-$offl-$mtu.json
     before=$(rx_dropped)
     ip netns exec $NS_A timeout $((SECS + 15)) iperf3 -c 10.9.1.2 \
         -t "$SECS" -J --connect-timeout 3000 > "$json" 2>/dev/null || true
@@ -158,7 +172,8 @@ PY
     after=$(rx_dropped)
     if [ "$impl" != bridge ]; then
         ringfull=$((after - before))
-        cp "$SANDBOX/ovs-vswitchd.log" "$OUT/tcp-vswitchd-$impl-$offl.log"
+        cp "$SANDBOX/ovs-vswitchd.log" \
+           "$OUT/tcp-vswitchd-$impl-$offl-$mtu.log"
     fi
     ip netns pids $NS_B | xargs -r kill 2>/dev/null || true
     stop_switch
@@ -175,14 +190,23 @@ results=$OUT/tcp-results.txt
 cleanup
 topology
 for r in $(seq "$REPEATS"); do
-    for impl in $IMPLS; do
-        for offl in on off; do
-            m=$(measure "$impl" "$offl")
-            echo "bench-tcp: run $r: $impl tx-checksum=$offl: $m" >&2
-            echo "$impl $offl $m" >> "$results"
+    for mtu in $MTUS; do
+        for impl in $IMPLS; do
+            offloads="on off"
+            if [ "$mtu" != 1500 ]; then
+                [ "$impl" = upstream ] && continue
+                offloads=on
+            fi
+            for offl in $offloads; do
+                m=$(measure "$impl" "$offl" "$mtu")
+                echo "bench-tcp: run $r: $impl mtu $mtu tx-checksum=$offl:" \
+                     "$m" >&2
+                echo "$impl $mtu $offl $m" >> "$results"
+            done
         done
     done
 done
+set_mtu 1500
 
 python3 - "$results" "$OUT/tcp-results.md" <<'PY'
 import statistics, sys
@@ -190,15 +214,21 @@ names = {"afxdp": "ovs-afxdp (this series)", "upstream": "upstream afxdp",
          "bridge": "Linux bridge"}
 runs = {}
 for line in open(sys.argv[1]):
-    impl, offl, gbps, retr, ringfull = line.split()
-    runs.setdefault((impl, offl), []).append((float(gbps), retr, ringfull))
-out = ["| switch | sender tx checksum offload | Gbit/s (median) "
-       "| retransmits | rx ring full (port A) | runs |",
-       "|---|---|---|---|---|---|"]
-for (impl, offl), rs in runs.items():
+    impl, mtu, offl, gbps, retr, ringfull = line.split()
+    runs.setdefault((impl, mtu, offl), []).append((float(gbps), retr,
+                                                   ringfull))
+out = ["| switch | MTU | sender tx checksum offload | Gbit/s (median) "
+       "| retransmits | rx drops (port A) | runs |",
+       "|---|---|---|---|---|---|---|"]
+for (impl, mtu, offl), rs in sorted(runs.items(),
+                                    key=lambda kv: (int(kv[0][1]),
+                                                    list(names).index(kv[0][0])
+                                                    if kv[0][0] in names
+                                                    else 9, kv[0][2])):
     gbps = statistics.median(r[0] for r in rs)
-    out.append("| %s | %s | %.2f | %s | %s | %d |" % (
-        names.get(impl, impl), "on (default)" if offl == "on" else "off",
+    out.append("| %s | %s | %s | %.2f | %s | %s | %d |" % (
+        names.get(impl, impl), mtu,
+        "on (default)" if offl == "on" else "off",
         gbps, " ".join(r[1] for r in rs), " ".join(r[2] for r in rs),
         len(rs)))
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
