@@ -87,8 +87,16 @@ struct afxdp_umem_reg {
  * id uses the shared list directly. */
 #define N_POOL_CACHES 64
 
+/* sendto() calls at most to push one batch out of a copy-mode tx ring:
+ * 16 budgets of 32 descriptors, a full batch in 16 frames each. */
+#define TX_KICKS_MAX 16
+
 /* Frames moved between the pool and a ring at once. */
 #define RING_BATCH 64
+
+/* Descriptors read from the rx ring at once: a full batch of packets
+ * that each take a few frames. */
+#define RX_PEEK (NETDEV_MAX_BURST * 4)
 
 /* How long to wait for a queue that is busy when we bind to it: 1 s. */
 #define BIND_BUSY_RETRIES 100
@@ -422,6 +430,15 @@ ring_prod_submit(struct afxdp_ring *r, uint32_t n)
     atomic_store_explicit(r->producer, r->cached_prod, memory_order_release);
 }
 
+/* Producer side: returns true if the kernel has not yet taken all the
+ * descriptors submitted. */
+static bool
+ring_prod_pending(struct afxdp_ring *r)
+{
+    atomic_read_explicit(r->consumer, &r->cached_cons, memory_order_acquire);
+    return r->cached_prod != r->cached_cons;
+}
+
 /* Consumer side: returns how many descriptors, up to 'want', are ready. */
 static uint32_t
 ring_cons_peek(struct afxdp_ring *r, uint32_t want)
@@ -470,33 +487,40 @@ xsk_release(uint32_t frame)
     atomic_store_relaxed(&umem_holder[frame], 0);
 }
 
-/* Tops the fill ring up from its region's pool, in bulks. */
+/* Tops the fill ring up from its region's pool, in bulks of RING_BATCH,
+ * if at least 'min' slots are free: as many bulks as it takes to give back
+ * what a poll took (up to RX_PEEK descriptors), so that packets in chained
+ * frames do not drain it. */
 static void
 xsk_refill(struct afxdp_xsk *xsk, uint32_t user, uint32_t min)
 {
     const struct umem_region *region = xsk->region;
     uint64_t *addrs = xsk->fill.descs;
     uint32_t frames[RING_BATCH];
-    uint32_t n, got;
+    uint32_t n_free, n, got;
 
-    n = ring_prod_free(&xsk->fill, RING_BATCH);
-    if (n < min) {
+    n_free = ring_prod_free(&xsk->fill, RX_PEEK);
+    if (n_free < min) {
         return;
     }
-    n = MIN(n, RING_BATCH);
+    n_free = MIN(n_free, RX_PEEK);
 
-    got = afxdp_pool_get(region->pool, user, frames, n);
-    if (got < n) {
-        COVERAGE_INC(afxdp_fill_short);
-    }
-    for (uint32_t i = 0; i < got; i++) {
-        xsk_hold(xsk, region->first + frames[i]);
-        addrs[(xsk->fill.cached_prod + i) & xsk->fill.mask]
-            = (uint64_t) frames[i] * AFXDP_FRAME_SIZE;
-    }
-    if (got) {
-        ring_prod_submit(&xsk->fill, got);
-    }
+    do {
+        n = MIN(n_free, RING_BATCH);
+        got = afxdp_pool_get(region->pool, user, frames, n);
+        if (got < n) {
+            COVERAGE_INC(afxdp_fill_short);
+        }
+        for (uint32_t i = 0; i < got; i++) {
+            xsk_hold(xsk, region->first + frames[i]);
+            addrs[(xsk->fill.cached_prod + i) & xsk->fill.mask]
+                = (uint64_t) frames[i] * AFXDP_FRAME_SIZE;
+        }
+        if (got) {
+            ring_prod_submit(&xsk->fill, got);
+        }
+        n_free -= got;
+    } while (got == n && n_free);
 }
 
 /* Gives the frames of sent packets back to the pool. */
@@ -1028,10 +1052,6 @@ afxdp_xsk_get_stats(const struct afxdp_xsk *xsk, struct xdp_statistics *st)
            ? errno : 0;
 }
 
-/* Descriptors read from the rx ring at once: a full batch of packets
- * that each take a few frames. */
-#define RX_PEEK (NETDEV_MAX_BURST * 4)
-
 /* Checks rx descriptor 'd' of 'xsk'.  Returns its global frame, or
  * UINT32_MAX if it does not lie inside one of the region's frames (then it
  * is counted in 'stats' and its frame, if any, given back). */
@@ -1287,23 +1307,34 @@ xsk_kick_tx(struct afxdp_xsk *xsk)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
 
-    /* In copy mode the kernel transmits only from within sendto(). */
+    /* In copy mode the kernel transmits only from within sendto(), and at
+     * most a small budget of descriptors per call (32 before Linux 6.17's
+     * XDP_MAX_TX_SKB_BUDGET): it says EAGAIN while some are left.  A batch
+     * of packets in chained frames takes several calls. */
     if (xsk->zero_copy && !ring_needs_wakeup(&xsk->tx)) {
         return;
     }
-    if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) < 0) {
+    for (int i = 0; i < TX_KICKS_MAX; i++) {
+        if (sendto(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, 0) >= 0) {
+            return;
+        }
         switch (errno) {
         case EAGAIN:
+            if (xsk->zero_copy || !ring_prod_pending(&xsk->tx)) {
+                return;
+            }
+            continue;
         case EBUSY:
         case ENOBUFS:
         case ENETDOWN:
         case ENXIO:
             /* Transient, or the link is down: the descriptors wait. */
-            break;
+            return;
         default:
             COVERAGE_INC(afxdp_tx_wakeup_error);
             VLOG_WARN_RL(&rl, "%s: transmit wakeup failed (%s)", xsk->name,
                          ovs_strerror(errno));
+            return;
         }
     }
 }

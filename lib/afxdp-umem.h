@@ -104,7 +104,7 @@
 #define AFXDP_UMEM_FRAMES 32768
 
 /* Default and largest number of descriptors in each ring of a socket. */
-#define AFXDP_RING_SIZE 1024
+#define AFXDP_RING_SIZE 2048
 #define AFXDP_RING_SIZE_MAX 8192
 
 /* Where a received packet starts in its frame, and so the largest packet

@@ -151,6 +151,7 @@ struct netdev_afxdp {
     enum afxdp_xdp_attach attach;
     bool zero_copy;
     bool multi_buffer;          /* Every socket carries jumbo packets. */
+    bool kernel_counts_xsk_drops;       /* In the device's rx_dropped. */
     struct afxdp_xdp *xdp;
     struct afxdp_xsk **xsks;            /* [n_queues]. */
     struct netdev_afxdp_txq *txqs;      /* [n_queues]. */
@@ -775,6 +776,11 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             afxdp->program = nullable_xstrdup(afxdp->requested_program);
             afxdp_xmit_setup(afxdp);
             afxdp_csum_setup(afxdp, name, ifindex);
+            /* A veth or tun driver counts what its XDP program fails to
+             * redirect (a socket without room) among its own drops. */
+            afxdp->kernel_counts_xsk_drops
+                = (afxdp->attach == AFXDP_XDP_NATIVE
+                   && afxdp_device_has_local_senders(name));
             return 0;
         }
 
@@ -1070,8 +1076,10 @@ afxdp_tx_dropped(const struct netdev_afxdp *afxdp)
     return n;
 }
 
-/* Received packets dropped: by us (runts, bad descriptors) and by the
- * kernel on the way to the sockets (no free frame, rx ring full). */
+/* Received packets dropped: by us (runts, bad descriptors, over the MTU)
+ * and by the kernel on the way to the sockets (no free frame, rx ring
+ * full), unless the driver already counts those among the device's own
+ * drops, as veth and tun do in native mode. */
 static uint64_t
 afxdp_rx_dropped(const struct netdev_afxdp *afxdp)
 {
@@ -1083,7 +1091,8 @@ afxdp_rx_dropped(const struct netdev_afxdp *afxdp)
 
         n += (counter_get(&txq->rx_runt) + counter_get(&txq->rx_invalid)
               + counter_get(&txq->rx_over_mtu));
-        if (!afxdp_xsk_get_stats(afxdp->xsks[i], &st)) {
+        if (!afxdp->kernel_counts_xsk_drops
+            && !afxdp_xsk_get_stats(afxdp->xsks[i], &st)) {
             n += st.rx_dropped + st.rx_ring_full;
         }
     }

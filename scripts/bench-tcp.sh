@@ -172,6 +172,9 @@ PY
     after=$(rx_dropped)
     if [ "$impl" != bridge ]; then
         ringfull=$((after - before))
+        for p in ovs-ta ovs-tb; do
+            echo "$p: $(ovs-vsctl get interface $p statistics)"
+        done > "$OUT/tcp-stats-$impl-$offl-$mtu.txt" 2>&1 || true
         cp "$SANDBOX/ovs-vswitchd.log" \
            "$OUT/tcp-vswitchd-$impl-$offl-$mtu.log"
     fi
