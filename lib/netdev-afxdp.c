@@ -362,6 +362,9 @@ afxdp_set_mtu(struct netdev *netdev, int mtu)
     struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
 
     atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
+    if (mtu == afxdp->requested_mtu) {
+        return;
+    }
     afxdp->requested_mtu = mtu;
     if (afxdp->n_queues
         ? mtu > AFXDP_FRAME_MTU && !afxdp->multi_buffer
@@ -721,15 +724,15 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
                           ovs_strerror(error));
         return error;
     }
-    *errp = afxdp_check_mtu(name, mtu);
-    if (*errp) {
-        return EINVAL;
-    }
     if (!mtu) {
         mtu = ETH_PAYLOAD_MAX;
     }
     atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
     afxdp->requested_mtu = mtu;
+    *errp = afxdp_check_mtu(name, mtu);
+    if (*errp) {
+        return EINVAL;
+    }
 
     for (size_t a = 0; a < n_attempts; a++) {
         char *err = NULL;
