@@ -12,12 +12,13 @@ import statistics
 import sys
 
 ORDER = ["afxdp", "afxdp-nohash", "afxdp-socket-tx", "afxdp-nocsum",
-         "upstream", "system", "dpdk"]
+         "afxdp-ring1024", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
     "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
     "afxdp-nocsum": "ovs-afxdp, rx-csum-partial=false",
+    "afxdp-ring1024": "ovs-afxdp, ring-size=1024",
     "upstream": "upstream afxdp",
     "system": "type=system (AF_PACKET)",
     "dpdk": "OVS 3.1 + DPDK net_af_xdp",

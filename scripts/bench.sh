@@ -17,7 +17,8 @@
 # (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
 # "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
 # this series with options:xdp-xmit=false; "afxdp-nocsum": this series
-# with options:rx-csum-partial=false), BENCH_CASES
+# with options:rx-csum-partial=false; "afxdp-ring1024": this series with
+# options:ring-size=1024, the default before 2048), BENCH_CASES
 # (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
 # BENCH_PERF (if set, "perf record" of the PMD's core during each
@@ -136,6 +137,10 @@ start_ovs() {
            vswitchd=$OVS/vswitchd/ovs-vswitchd
            schema=$OVS/vswitchd/vswitch.ovsschema
            extra="options:rx-csum-partial=false" ;;
+    afxdp-ring1024)
+           vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema
+           extra="options:ring-size=1024" ;;
     upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
               schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
     system) vswitchd=$OVS/vswitchd/ovs-vswitchd
