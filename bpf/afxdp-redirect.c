@@ -65,6 +65,16 @@ redirect(struct xdp_md *ctx)
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
 }
 
+/* Removes the packet's XDP metadata, so that none goes on with it: the
+ * metadata of a BPF_PROG_RUN is ours, not the receiver's business. */
+static __always_inline int
+strip_meta(struct xdp_md *ctx)
+{
+    int len = (int) ((long) ctx->data - (long) ctx->data_meta);
+
+    return len > 0 ? bpf_xdp_adjust_meta(ctx, len) : 0;
+}
+
 /* Fills the frame of a BPF_PROG_RUN from the next slot of the queue named
  * in 'meta' and sends it to the slot's interface. */
 static __always_inline int
@@ -93,7 +103,8 @@ xmit(struct xdp_md *ctx, const struct afxdp_xmit_meta *meta)
     }
     delta = (int) len - (int) bpf_xdp_get_buff_len(ctx);
     if (bpf_xdp_adjust_tail(ctx, delta)
-        || bpf_xdp_store_bytes(ctx, 0, slot->data, len)) {
+        || bpf_xdp_store_bytes(ctx, 0, slot->data, len)
+        || strip_meta(ctx)) {
         ctl->invalid++;
         return XDP_DROP;
     }
@@ -125,16 +136,24 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
     struct afxdp_rx_meta *meta;
     __u32 hash = 0;
+    int len;
 
-    if (!bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
-        meta = (void *) (long) ctx->data_meta;
-        if ((void *) (meta + 1) <= (void *) (long) ctx->data) {
-            if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &type)) {
-                meta->hash = hash;
-                meta->flags = AFXDP_RX_META_HASH;
-            } else {
-                meta->flags = 0;
-            }
+    /* A packet that comes with metadata of its own (an XDP frame from a
+     * veth peer's program) keeps none of it: ours must be all there is,
+     * right in front of the packet, where user space reads it. */
+    len = (int) ((long) ctx->data - (long) ctx->data_meta);
+    if (bpf_xdp_adjust_meta(ctx, len - (int) sizeof *meta)) {
+        /* No room for ours: then none at all. */
+        strip_meta(ctx);
+        return redirect(ctx);
+    }
+    meta = (void *) (long) ctx->data_meta;
+    if ((void *) (meta + 1) <= (void *) (long) ctx->data) {
+        if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &type)) {
+            meta->hash = hash;
+            meta->flags = AFXDP_RX_META_HASH;
+        } else {
+            meta->flags = 0;
         }
     }
     return redirect(ctx);

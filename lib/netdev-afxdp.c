@@ -24,6 +24,7 @@
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,6 +35,9 @@
 #include "dp-packet.h"
 #include "netdev-linux-private.h"
 #include "netdev-provider.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/poll-loop.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -60,6 +64,13 @@ static const char *const afxdp_mode_names[] = {
     [AFXDP_MODE_NATIVE_ZC] = "native-with-zerocopy",
     [AFXDP_MODE_NATIVE] = "native",
     [AFXDP_MODE_GENERIC] = "generic",
+};
+
+/* The options an afxdp interface takes; any other is refused, so that a
+ * typo does not pass for a default. */
+static const char *const afxdp_option_names[] = {
+    "n_rxq", "xdp-mode", "ring-size", "rx-hash", "xdp-xmit",
+    "rx-csum-partial", "tx-csum-offload", "xdp-program",
 };
 
 /* options:rx-csum-partial. */
@@ -112,9 +123,15 @@ struct netdev_afxdp_txq {
     );
 };
 
-/* How often a port that may use XDP transmit asks the kernel whether the
- * device takes XDP frames (for veth, it depends on the peer). */
+/* How often the main thread asks the kernel whether the device of a port
+ * that may use XDP transmit takes XDP frames (for veth, it depends on the
+ * peer). */
 #define AFXDP_XMIT_RECHECK_MS 1000
+
+/* Ports that may use XDP transmit, and when the main thread next asks
+ * about their devices (main thread only). */
+static struct atomic_count afxdp_n_xmit_ports = ATOMIC_COUNT_INIT(0);
+static long long int afxdp_xmit_next_check = LLONG_MIN;
 
 struct netdev_afxdp {
     /* Set by set_config(), applied by reconfigure(). */
@@ -140,7 +157,6 @@ struct netdev_afxdp {
     bool xdp_xmit;              /* As requested; see 'xmit_on' for use. */
     bool xmit_possible;         /* XDP transmit, if the device takes it. */
     atomic_bool xmit_on;        /* XDP transmit in use. */
-    atomic_llong xmit_checked;  /* time_msec() of the last device check. */
     ATOMIC(const char *) xmit_reason;   /* Why XDP transmit is not used. */
     enum afxdp_rx_csum rx_csum; /* As requested; see 'rx_partial'. */
     bool rx_partial;            /* Looks for partial checksums. */
@@ -267,7 +283,6 @@ netdev_afxdp_construct(struct netdev *netdev)
     afxdp->requested_tx_csum = true;
     atomic_init(&afxdp->tx_unconfigured, 0);
     atomic_init(&afxdp->xmit_on, false);
-    atomic_init(&afxdp->xmit_checked, 0);
     atomic_init(&afxdp->xmit_reason, "off");
     dev->afxdp = afxdp;
 
@@ -290,6 +305,9 @@ afxdp_teardown(struct netdev_afxdp *afxdp)
         afxdp_xdp_clear_socket(afxdp->xdp, i);
     }
     atomic_store_relaxed(&afxdp->xmit_on, false);
+    if (afxdp->xmit_possible) {
+        atomic_count_dec(&afxdp_n_xmit_ports);
+    }
     afxdp->xmit_possible = false;
     afxdp->rx_partial = false;
     afxdp->tx_csum_meta = false;
@@ -471,7 +489,24 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     enum afxdp_mode mode;
     bool rx_hash, xdp_xmit, tx_csum;
     int n_rxq, ring_size, dev_n_rxq;
+    struct smap_node *node;
     int error;
+
+    SMAP_FOR_EACH (node, args) {
+        if (afxdp_name_index(afxdp_option_names,
+                             ARRAY_SIZE(afxdp_option_names), node->key) < 0) {
+            struct ds known = DS_EMPTY_INITIALIZER;
+
+            for (size_t i = 0; i < ARRAY_SIZE(afxdp_option_names); i++) {
+                ds_put_format(&known, "%s%s", i ? ", " : "",
+                              afxdp_option_names[i]);
+            }
+            *errp = xasprintf("%s: unknown option '%s'; afxdp ports take %s",
+                              name, node->key, ds_cstr(&known));
+            ds_destroy(&known);
+            return EINVAL;
+        }
+    }
 
     error = afxdp_parse_int(netdev, args, "n_rxq", 1, 1, AFXDP_MAX_QUEUES,
                             &n_rxq, errp);
@@ -617,32 +652,25 @@ afxdp_xmit_setup(struct netdev_afxdp *afxdp)
         reason = afxdp_xdp_xmit_status(afxdp->xdp);
         afxdp->xmit_possible = !reason;
         if (!reason) {
+            atomic_count_inc(&afxdp_n_xmit_ports);
             reason = afxdp_xdp_xmit_probe(afxdp->xdp);
         }
     }
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
-    atomic_store_relaxed(&afxdp->xmit_checked, time_msec());
     atomic_store_relaxed(&afxdp->xmit_on, !reason);
 }
 
-/* Asks the kernel again, at most every AFXDP_XMIT_RECHECK_MS, whether the
- * device of 'netdev' takes XDP frames, and starts or stops using XDP
- * transmit accordingly.  Any sending thread may call it; one of them asks
- * at a time. */
+/* Asks the kernel whether the device of 'netdev', which may use XDP
+ * transmit, still takes XDP frames (for veth: whether its peer runs an XDP
+ * program or GRO), and publishes the answer to the senders.  In the main
+ * thread, every AFXDP_XMIT_RECHECK_MS (netdev_afxdp_run()): the request
+ * takes the RTNL lock, which a sender must not wait for. */
 static void
 afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
 {
-    long long int now = time_msec();
-    long long int last;
     const char *reason;
     bool was_on;
 
-    atomic_read_relaxed(&afxdp->xmit_checked, &last);
-    if (now - last < AFXDP_XMIT_RECHECK_MS
-        || !atomic_compare_exchange_strong(&afxdp->xmit_checked, &last,
-                                           now)) {
-        return;
-    }
     reason = afxdp_xdp_xmit_probe(afxdp->xdp);
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
     atomic_read_relaxed(&afxdp->xmit_on, &was_on);
@@ -656,6 +684,55 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
         }
         /* For the status in the database. */
         netdev_change_seq_changed(netdev);
+    }
+}
+
+/* Rechecks every port of 'class' that may use XDP transmit. */
+static void
+afxdp_xmit_recheck_class(const struct netdev_class *class)
+{
+    struct shash_node *node;
+    struct shash devices;
+
+    shash_init(&devices);
+    netdev_get_devices(class, &devices);
+    SHASH_FOR_EACH (node, &devices) {
+        struct netdev *netdev = node->data;
+        struct netdev_linux *dev = netdev_linux_cast(netdev);
+
+        ovs_mutex_lock(&dev->mutex);
+        if (dev->afxdp && dev->afxdp->n_queues
+            && dev->afxdp->xmit_possible) {
+            afxdp_xmit_recheck(netdev, dev->afxdp);
+        }
+        ovs_mutex_unlock(&dev->mutex);
+        netdev_close(netdev);
+    }
+    shash_destroy(&devices);
+}
+
+/* Called by netdev-linux from the main loop. */
+void
+netdev_afxdp_run(void)
+{
+    long long int now;
+
+    if (!atomic_count_get(&afxdp_n_xmit_ports)) {
+        return;
+    }
+    now = time_msec();
+    if (now >= afxdp_xmit_next_check) {
+        afxdp_xmit_next_check = now + AFXDP_XMIT_RECHECK_MS;
+        afxdp_xmit_recheck_class(&netdev_afxdp_class);
+        afxdp_xmit_recheck_class(&netdev_afxdp_nonpmd_class);
+    }
+}
+
+void
+netdev_afxdp_wait(void)
+{
+    if (atomic_count_get(&afxdp_n_xmit_ports)) {
+        poll_timer_wait_until(afxdp_xmit_next_check);
     }
 }
 
@@ -913,6 +990,20 @@ netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
 {
 }
 
+/* For an afxdp-nonpmd port, polled by the main thread between waits: wakes
+ * it when the queue's socket has packets to receive.  Runs in the thread
+ * that reconfigures the port, so the socket cannot change meanwhile; a
+ * port not set up wakes it when it is reconfigured. */
+void
+netdev_afxdp_rxq_wait(struct netdev_rxq *rxq)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
+
+    if (rxq->queue_id < afxdp->n_queues) {
+        poll_fd_wait(afxdp_xsk_fd(afxdp->xsks[rxq->queue_id]), POLLIN);
+    }
+}
+
 int
 netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
                       int *qfill)
@@ -1017,7 +1108,6 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     if (afxdp->xmit_possible) {
         bool xmit_on;
 
-        afxdp_xmit_recheck(netdev, afxdp);
         atomic_read_relaxed(&afxdp->xmit_on, &xmit_on);
         if (xmit_on) {
             struct afxdp_xmit_stats xs = { 0, 0, 0 };
