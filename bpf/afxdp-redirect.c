@@ -9,10 +9,13 @@
  * afxdp_redirect_hash also asks the device for the hash it computed over
  * the packet (kernel 6.3 or later, a program bound to the device) and
  * leaves it for user space in front of the packet (afxdp-prog.h).
- * User space loads one of the two programs, never both.
  *
- * afxdp_redirect also transmits for user space (afxdp-prog.h, "XDP
- * transmit"); a device-bound program cannot be run that way.
+ * afxdp_redirect_xmit also transmits for user space (afxdp-prog.h, "XDP
+ * transmit", helpers of Linux 5.18); a device-bound program cannot be run
+ * that way.
+ *
+ * afxdp_redirect does neither, and needs nothing newer than the AF_XDP
+ * sockets themselves.  User space loads one of the three programs.
  */
 
 #include <linux/bpf.h>
@@ -53,9 +56,11 @@ enum xdp_rss_hash_type {
     XDP_RSS_TYPE_NONE = 0,
 };
 
+/* Weak: a kernel without it (before 6.3) still loads the object's other
+ * programs; user space loads afxdp_redirect_hash only where it exists. */
 extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
                                     enum xdp_rss_hash_type *rss_type)
-    __ksym;
+    __ksym __weak;
 
 static __always_inline int
 redirect(struct xdp_md *ctx)
@@ -114,6 +119,13 @@ xmit(struct xdp_md *ctx, const struct afxdp_xmit_meta *meta)
 SEC("xdp")
 int
 afxdp_redirect(struct xdp_md *ctx)
+{
+    return redirect(ctx);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_xmit(struct xdp_md *ctx)
 {
     if (ctx->ingress_ifindex == LOOPBACK_IFINDEX) {
         const struct afxdp_xmit_meta *meta;

@@ -76,7 +76,7 @@ struct afxdp_xdp {
     bool rx_hash;               /* The hash program is the one attached. */
     char *rx_hash_status;       /* "device", "off" or why it is not used. */
 
-    /* XDP transmit: only with our plain program attached in native mode,
+    /* XDP transmit: only with our transmitting program attached natively,
      * which is then in the kernel's XDP dispatcher, so that BPF_PROG_RUN
      * does not wait for an RCU grace period to put it there. */
     int ifindex;
@@ -505,10 +505,23 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
             hash_status = "device";
         }
     }
-    if (!rx_hash) {
+    if (!rx_hash && !xmit_status) {
+        /* The transmitting program needs helpers of Linux 5.18: a kernel
+         * that refuses it gets the plain one. */
+        char *xmit_error = NULL;
+
+        if (afxdp_xdp_install(ifname, ifindex, NULL, AFXDP_PROG_XMIT_NAME,
+                              false, n_queues, attach, &obj, &prog_fd,
+                              &map_fd, &link_fd, &prog_id, &xmit_error)) {
+            VLOG_INFO("%s: XDP transmit unavailable: %s", ifname,
+                      xmit_error);
+            free(xmit_error);
+            xmit_status = "the kernel refuses the XDP transmit program";
+        }
+    }
+    if (!rx_hash && xmit_status) {
         error = afxdp_xdp_install(ifname, ifindex, path,
-                                  AFXDP_PROG_PLAIN_NAME, false,
-                                  xmit_status ? 0 : n_queues,
+                                  AFXDP_PROG_PLAIN_NAME, false, 0,
                                   attach, &obj, &prog_fd, &map_fd, &link_fd,
                                   &prog_id, errp);
         if (error) {
@@ -559,7 +572,7 @@ afxdp_xdp_mmap(struct bpf_object *obj, const char *name, size_t *sizep)
     return p;
 }
 
-/* Maps the XDP transmit maps of our plain program into memory.  Returns
+/* Maps the XDP transmit maps of our transmitting program.  Returns
  * NULL on success, otherwise why XDP transmit is unavailable. */
 static const char *
 afxdp_xdp_map_xmit(struct afxdp_xdp *xdp)

@@ -50,13 +50,13 @@
  *
  * A copy-mode AF_XDP socket transmits by building a socket buffer for
  * every packet and handing it to the driver's ordinary transmit function.
- * Our plain program can instead send a port's packets as XDP frames,
+ * Our transmitting program can instead send a port's packets as XDP frames,
  * through the driver's XDP transmit path (ndo_xdp_xmit): user space copies
  * up to AFXDP_XMIT_BURST packets into the queue's slots in a map it shares
  * with the program, and runs the program once over that many live frames
  * (BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES), which fills each frame
  * from a slot and redirects it to the port.  On veth this skips the socket
- * buffer on both ends.  It needs the plain program attached in native
+ * buffer on both ends.  It needs that program attached in native
  * mode and a device that takes XDP frames, which afxdp_xdp_xmit_probe()
  * asks the kernel.
  *
