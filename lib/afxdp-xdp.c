@@ -310,6 +310,22 @@ afxdp_xdp_xmit_unwanted(int ifindex)
             : NULL);
 }
 
+/* Asks the kernel whether device 'ifindex' has zero-copy AF_XDP.  Returns
+ * 1 if it does, 0 if it does not, -1 if the kernel does not say (before
+ * Linux 6.3). */
+int
+afxdp_xdp_probe_zero_copy(int ifindex)
+{
+    const char *reason;
+    uint64_t features;
+
+    if (afxdp_xdp_probe(ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
+                        &features, &reason)) {
+        return -1;
+    }
+    return (features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY) != 0;
+}
+
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
  * kernel.  In our own object ('path' null) the program is the one named
  * 'prog_name', bound to device 'ifindex' if that is nonzero, and its XDP

@@ -95,6 +95,7 @@ const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
 const char *afxdp_xdp_probe_xsk_csum(int ifindex);
+int afxdp_xdp_probe_zero_copy(int ifindex);
 
 /* Counters of afxdp_xdp_xmit() calls, kept by the caller. */
 struct afxdp_xmit_stats {

@@ -209,12 +209,26 @@ afxdp_mode_from_string(const char *s, enum afxdp_mode *mode)
 }
 
 static size_t
-afxdp_attempts(enum afxdp_mode mode, struct afxdp_attempt attempts[2])
+afxdp_attempts(enum afxdp_mode mode, int zero_copy,
+               struct afxdp_attempt attempts[3])
 {
     switch (mode) {
     case AFXDP_MODE_BEST_EFFORT:
-        attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
-                                               AFXDP_XSK_ANY };
+        /* Where the kernel says whether the device has zero-copy, the
+         * sockets ask for the mode they can have: a zero-copy socket only
+         * joins a region of the UMEM in zero-copy mode, a copy-mode socket
+         * one in copy mode (afxdp-umem.h).  Otherwise the kernel picks. */
+        if (zero_copy > 0) {
+            attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                                   AFXDP_XSK_ZEROCOPY };
+            attempts[1] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                                   AFXDP_XSK_COPY };
+            attempts[2] = (struct afxdp_attempt) { AFXDP_XDP_GENERIC,
+                                                   AFXDP_XSK_COPY };
+            return 3;
+        }
+        attempts[0] = (struct afxdp_attempt) {
+            AFXDP_XDP_NATIVE, zero_copy ? AFXDP_XSK_ANY : AFXDP_XSK_COPY };
         attempts[1] = (struct afxdp_attempt) { AFXDP_XDP_GENERIC,
                                                AFXDP_XSK_COPY };
         return 2;
@@ -789,10 +803,10 @@ static int
 afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             char **errp)
 {
-    struct afxdp_attempt attempts[2];
-    size_t n_attempts = afxdp_attempts(afxdp->requested_mode, attempts);
+    struct afxdp_attempt attempts[3];
     int n = afxdp->requested_n_rxq;
     int ifindex = if_nametoindex(name);
+    size_t n_attempts;
     int error = 0;
 
     if (!ifindex) {
@@ -801,6 +815,11 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
                           ovs_strerror(error));
         return error;
     }
+    n_attempts = afxdp_attempts(afxdp->requested_mode,
+                                (afxdp->requested_mode
+                                 == AFXDP_MODE_BEST_EFFORT
+                                 ? afxdp_xdp_probe_zero_copy(ifindex) : -1),
+                                attempts);
     if (!mtu) {
         mtu = ETH_PAYLOAD_MAX;
     }
