@@ -710,7 +710,7 @@ afxdp_xdp_xmit(struct afxdp_xdp *xdp, uint32_t queue,
     const size_t size = dp_packet_batch_size(batch);
     struct dp_packet *packet;
     uint32_t invalid;
-    size_t i, n = 0;
+    size_t i, n = 0, ran;
 
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
         uint32_t len = dp_packet_size(packet);
@@ -755,22 +755,27 @@ afxdp_xdp_xmit(struct afxdp_xdp *xdp, uint32_t queue,
     invalid = ctl->invalid;
 
     error = bpf_prog_test_run_opts(xdp->prog_fd, &opts);
+
+    /* The program took a slot for each frame it ran on.  A run that
+     * failed part of the way ran on the first ones: those are gone (or
+     * dropped), the others go back to the caller, who sends them through
+     * the socket, so that none is sent twice. */
+    ran = MIN(ctl->next - queue * AFXDP_XMIT_BURST, n);
     if (error) {
         static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
 
-        /* Nothing was sent: the caller sends them through the socket. */
-        VLOG_WARN_RL(&rl, "XDP transmit on device %d failed (%s)",
-                     xdp->ifindex, ovs_strerror(-error));
-        stats->failed += n;
-        for (i = 0; i < n; i++) {
+        VLOG_WARN_RL(&rl, "XDP transmit on device %d failed after %"PRIuSIZE
+                     " of %"PRIuSIZE" packets (%s)", xdp->ifindex, ran, n,
+                     ovs_strerror(-error));
+        stats->failed += n - ran;
+    }
+    stats->invalid += ctl->invalid - invalid;
+    stats->redirected += ran - (ctl->invalid - invalid);
+    for (i = 0; i < n; i++) {
+        if (i < ran) {
+            dp_packet_delete(sent[i]);
+        } else {
             dp_packet_batch_add(batch, sent[i]);
         }
-        return;
-    }
-
-    stats->invalid += ctl->invalid - invalid;
-    stats->sent += n - (ctl->invalid - invalid);
-    for (i = 0; i < n; i++) {
-        dp_packet_delete(sent[i]);
     }
 }

@@ -97,11 +97,18 @@ int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
 const char *afxdp_xdp_probe_xsk_csum(int ifindex);
 int afxdp_xdp_probe_zero_copy(int ifindex);
 
-/* Counters of afxdp_xdp_xmit() calls, kept by the caller. */
+/* Counters of afxdp_xdp_xmit() calls, kept by the caller.  What happens
+ * to a packet once the program has redirected it is the kernel's and the
+ * driver's business, out of sight: a device that is down, a packet over
+ * the device's MTU, a full ring at a veth's peer drop it without telling
+ * (veth counts those as its peer's "xdp_xmit_err" in ethtool -S). */
 struct afxdp_xmit_stats {
-    uint64_t sent;              /* Handed to the device's XDP transmit. */
+    uint64_t redirected;        /* Redirected by the program to the device's
+                                 * XDP transmit. */
     uint64_t invalid;           /* Dropped by the program: bad slot. */
-    uint64_t failed;            /* Run refused: left for the socket. */
+    uint64_t failed;            /* Not run (the kernel refused the run, or
+                                 * failed before them): left for the
+                                 * socket. */
 };
 
 const char *afxdp_xdp_xmit_status(const struct afxdp_xdp *);

@@ -115,7 +115,7 @@ struct netdev_afxdp_txq {
         atomic_uint64_t too_big;
         atomic_uint64_t over_mtu;       /* Dropped: longer than the MTU. */
         atomic_uint64_t multi_buffer;   /* Sent in several frames. */
-        atomic_uint64_t xmit_sent;      /* Through XDP transmit. */
+        atomic_uint64_t xmit_redirected; /* To the XDP transmit path. */
         atomic_uint64_t xmit_invalid;   /* Dropped by XDP transmit. */
         atomic_uint64_t xmit_failed;    /* XDP transmit refused: socket. */
         atomic_uint64_t csum_meta;      /* Checksum finished by kernel. */
@@ -1140,7 +1140,7 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
                 }
             }
             afxdp_xdp_xmit(afxdp->xdp, qid, batch, &xs);
-            counter_add(&txq->xmit_sent, xs.sent);
+            counter_add(&txq->xmit_redirected, xs.redirected);
             if (OVS_UNLIKELY(xs.invalid | xs.failed)) {
                 counter_add(&txq->xmit_invalid, xs.invalid);
                 counter_add(&txq->xmit_failed, xs.failed);
@@ -1252,7 +1252,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     uint64_t hashed = 0, runt = 0, invalid = 0, rx_partial = 0;
     uint64_t csum_meta = 0, csum_software = 0;
     uint64_t rx_mb = 0, rx_over_mtu = 0, tx_mb = 0, tx_over_mtu = 0;
-    uint64_t xmit_sent = 0, xmit_invalid = 0, xmit_failed = 0;
+    uint64_t xmit_redirected = 0, xmit_invalid = 0, xmit_failed = 0;
     size_t allocated = 0;
     uint32_t n_sockets;
     char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
@@ -1294,7 +1294,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         tx_mb += counter_get(&txq->multi_buffer);
         rx_over_mtu += counter_get(&txq->rx_over_mtu);
         rx_mb += counter_get(&txq->rx_multi_buffer);
-        xmit_sent += counter_get(&txq->xmit_sent);
+        xmit_redirected += counter_get(&txq->xmit_redirected);
         xmit_invalid += counter_get(&txq->xmit_invalid);
         xmit_failed += counter_get(&txq->xmit_failed);
     }
@@ -1313,7 +1313,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     add_counter(cs, &allocated, "tx_multi_buffer_packets", tx_mb);
     add_counter(cs, &allocated, "tx_csum_offload_packets", csum_meta);
     add_counter(cs, &allocated, "tx_csum_software_packets", csum_software);
-    add_counter(cs, &allocated, "tx_xdp_xmit_packets", xmit_sent);
+    add_counter(cs, &allocated, "tx_xdp_xmit_redirected", xmit_redirected);
     add_counter(cs, &allocated, "tx_dropped_xdp_xmit_invalid", xmit_invalid);
     add_counter(cs, &allocated, "tx_xdp_xmit_refused", xmit_failed);
     add_counter(cs, &allocated, "tx_dropped_unconfigured",
