@@ -70,14 +70,23 @@ redirect(struct xdp_md *ctx)
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
 }
 
-/* Removes the packet's XDP metadata, so that none goes on with it: the
- * metadata of a BPF_PROG_RUN is ours, not the receiver's business. */
+/* Removes the packet's XDP metadata.  The kernel keeps at most 32 bytes
+ * of it, in multiples of 4, and the verifier does not let a program
+ * without CAP_PERFMON subtract one packet pointer from another: so 4 bytes
+ * at a time.  Returns 0 on success. */
 static __always_inline int
 strip_meta(struct xdp_md *ctx)
 {
-    int len = (int) ((long) ctx->data - (long) ctx->data_meta);
-
-    return len > 0 ? bpf_xdp_adjust_meta(ctx, len) : 0;
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        if ((void *) (long) ctx->data_meta >= (void *) (long) ctx->data) {
+            return 0;
+        }
+        if (bpf_xdp_adjust_meta(ctx, 4)) {
+            return -1;
+        }
+    }
+    return (void *) (long) ctx->data_meta < (void *) (long) ctx->data;
 }
 
 /* Fills the frame of a BPF_PROG_RUN from the next slot of the queue named
@@ -148,15 +157,15 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
     struct afxdp_rx_meta *meta;
     __u32 hash = 0;
-    int len;
 
     /* A packet that comes with metadata of its own (an XDP frame from a
      * veth peer's program) keeps none of it: ours must be all there is,
-     * right in front of the packet, where user space reads it. */
-    len = (int) ((long) ctx->data - (long) ctx->data_meta);
-    if (bpf_xdp_adjust_meta(ctx, len - (int) sizeof *meta)) {
-        /* No room for ours: then none at all. */
-        strip_meta(ctx);
+     * right in front of the packet, where user space reads it.  Without
+     * room for ours, there is none at all. */
+    if (strip_meta(ctx)) {
+        return XDP_DROP;        /* More than the kernel lets anyone add. */
+    }
+    if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
         return redirect(ctx);
     }
     meta = (void *) (long) ctx->data_meta;
