@@ -18,9 +18,12 @@
 /* Name of the XSKMAP that a program must define, ours or a user's. */
 #define AFXDP_XSKS_MAP_NAME "xsks_map"
 
-/* Name of the built-in program that asks the device for its RX hash, and
- * of the one that does not. */
+/* Names of the built-in programs: the one that asks the device for its RX
+ * hash (Linux 6.3), the one that also transmits for user space (XDP
+ * transmit, helpers of Linux 5.18), and the plain one, which needs neither
+ * and so loads on every kernel that afxdp ports run on. */
 #define AFXDP_PROG_HASH_NAME "afxdp_redirect_hash"
+#define AFXDP_PROG_XMIT_NAME "afxdp_redirect_xmit"
 #define AFXDP_PROG_PLAIN_NAME "afxdp_redirect"
 
 /* What the hash program writes in front of every packet it steers to an
@@ -37,7 +40,7 @@ struct afxdp_rx_meta {
 /* XDP transmit
  * ============
  *
- * The plain program also sends packets for user space: run through
+ * The transmitting program also sends packets for user space: run through
  * BPF_PROG_RUN with live frames, it fills each frame it is given from a
  * slot of 'xmit_slots' and redirects it to the slot's interface, so that
  * the packet leaves through the driver's XDP transmit path.  User space

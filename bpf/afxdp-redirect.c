@@ -9,10 +9,13 @@
  * afxdp_redirect_hash also asks the device for the hash it computed over
  * the packet (kernel 6.3 or later, a program bound to the device) and
  * leaves it for user space in front of the packet (afxdp-prog.h).
- * User space loads one of the two programs, never both.
  *
- * afxdp_redirect also transmits for user space (afxdp-prog.h, "XDP
- * transmit"); a device-bound program cannot be run that way.
+ * afxdp_redirect_xmit also transmits for user space (afxdp-prog.h, "XDP
+ * transmit", helpers of Linux 5.18); a device-bound program cannot be run
+ * that way.
+ *
+ * afxdp_redirect does neither, and needs nothing newer than the AF_XDP
+ * sockets themselves.  User space loads one of the three programs.
  */
 
 #include <linux/bpf.h>
@@ -53,9 +56,11 @@ enum xdp_rss_hash_type {
     XDP_RSS_TYPE_NONE = 0,
 };
 
+/* Weak: a kernel without it (before 6.3) still loads the object's other
+ * programs; user space loads afxdp_redirect_hash only where it exists. */
 extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
                                     enum xdp_rss_hash_type *rss_type)
-    __ksym;
+    __ksym __weak;
 
 static __always_inline int
 redirect(struct xdp_md *ctx)
@@ -63,6 +68,25 @@ redirect(struct xdp_md *ctx)
     /* The lower bits of the flags are the action to take when the lookup
      * fails: an unbound queue passes the packet to the stack. */
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+/* Removes the packet's XDP metadata.  The kernel keeps at most 32 bytes
+ * of it, in multiples of 4, and the verifier does not let a program
+ * without CAP_PERFMON subtract one packet pointer from another: so 4 bytes
+ * at a time.  Returns 0 on success. */
+static __always_inline int
+strip_meta(struct xdp_md *ctx)
+{
+#pragma unroll
+    for (int i = 0; i < 8; i++) {
+        if ((void *) (long) ctx->data_meta >= (void *) (long) ctx->data) {
+            return 0;
+        }
+        if (bpf_xdp_adjust_meta(ctx, 4)) {
+            return -1;
+        }
+    }
+    return (void *) (long) ctx->data_meta < (void *) (long) ctx->data;
 }
 
 /* Fills the frame of a BPF_PROG_RUN from the next slot of the queue named
@@ -93,7 +117,8 @@ xmit(struct xdp_md *ctx, const struct afxdp_xmit_meta *meta)
     }
     delta = (int) len - (int) bpf_xdp_get_buff_len(ctx);
     if (bpf_xdp_adjust_tail(ctx, delta)
-        || bpf_xdp_store_bytes(ctx, 0, slot->data, len)) {
+        || bpf_xdp_store_bytes(ctx, 0, slot->data, len)
+        || strip_meta(ctx)) {
         ctl->invalid++;
         return XDP_DROP;
     }
@@ -103,6 +128,13 @@ xmit(struct xdp_md *ctx, const struct afxdp_xmit_meta *meta)
 SEC("xdp")
 int
 afxdp_redirect(struct xdp_md *ctx)
+{
+    return redirect(ctx);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_xmit(struct xdp_md *ctx)
 {
     if (ctx->ingress_ifindex == LOOPBACK_IFINDEX) {
         const struct afxdp_xmit_meta *meta;
@@ -126,15 +158,23 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     struct afxdp_rx_meta *meta;
     __u32 hash = 0;
 
-    if (!bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
-        meta = (void *) (long) ctx->data_meta;
-        if ((void *) (meta + 1) <= (void *) (long) ctx->data) {
-            if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &type)) {
-                meta->hash = hash;
-                meta->flags = AFXDP_RX_META_HASH;
-            } else {
-                meta->flags = 0;
-            }
+    /* A packet that comes with metadata of its own (an XDP frame from a
+     * veth peer's program) keeps none of it: ours must be all there is,
+     * right in front of the packet, where user space reads it.  Without
+     * room for ours, there is none at all. */
+    if (strip_meta(ctx)) {
+        return XDP_DROP;        /* More than the kernel lets anyone add. */
+    }
+    if (bpf_xdp_adjust_meta(ctx, -(int) sizeof *meta)) {
+        return redirect(ctx);
+    }
+    meta = (void *) (long) ctx->data_meta;
+    if ((void *) (meta + 1) <= (void *) (long) ctx->data) {
+        if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &type)) {
+            meta->hash = hash;
+            meta->flags = AFXDP_RX_META_HASH;
+        } else {
+            meta->flags = 0;
         }
     }
     return redirect(ctx);

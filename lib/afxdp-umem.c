@@ -82,9 +82,11 @@ struct afxdp_umem_reg {
     uint32_t tx_metadata_len;
 };
 
-/* Per-thread caches of the frame pool, indexed by ovsthread_id_self():
- * PMD threads and the main thread have small ids.  A thread with a larger
- * id uses the shared list directly. */
+/* Per-thread caches of each region's pool: a thread takes the lowest free
+ * cache slot when it first uses a pool, and gives it back, with its caches
+ * flushed, when it exits, so that threads that come and go (PMD threads on
+ * every change of pmd-cpu-mask) neither strand frames nor run out of
+ * slots.  A thread that finds none free uses the shared lists directly. */
 #define N_POOL_CACHES 64
 
 /* sendto() calls at most to push one batch out of a copy-mode tx ring:
@@ -142,17 +144,27 @@ struct umem_region {
 };
 
 struct afxdp_xsk {
-    struct ovs_list node;       /* In its region's 'xsks'. */
-    char *name;                 /* "ifname queue N", for messages. */
-    int fd;
-    uint32_t slot;              /* Marks the frames it holds. */
-    bool zero_copy;
-    struct umem_region *region;
-    uint32_t ring_size;
-    struct afxdp_ring rx;
-    struct afxdp_ring tx;
-    struct afxdp_ring fill;
-    struct afxdp_ring comp;
+    /* Constant while the socket is in use. */
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        struct ovs_list node;   /* In its region's 'xsks'. */
+        char *name;             /* "ifname queue N", for messages. */
+        int fd;
+        uint32_t slot;          /* Marks the frames it holds. */
+        bool zero_copy;
+        struct umem_region *region;
+        uint32_t ring_size;
+    );
+
+    /* The receiving side and the sending side may be different threads:
+     * each has its own cache lines. */
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        struct afxdp_ring rx;
+        struct afxdp_ring fill;
+    );
+    PADDED_MEMBERS(CACHE_LINE_SIZE,
+        struct afxdp_ring tx;
+        struct afxdp_ring comp;
+    );
 };
 
 /* Frames of a region, at most, and its default size. */
@@ -197,12 +209,71 @@ static struct id_pool *xsk_slots OVS_GUARDED_BY(umem_mutex);
 static void afxdp_umem_show(struct unixctl_conn *, int argc,
                             const char *argv[], void *aux);
 
+static uint32_t n_regions(void);
+
+/* Cache slots: see N_POOL_CACHES. */
+static struct ovs_mutex slot_mutex = OVS_MUTEX_INITIALIZER;
+static struct id_pool *cache_slots OVS_GUARDED_BY(slot_mutex);
+static uint32_t n_cache_slots OVS_GUARDED_BY(slot_mutex);
+static ovsthread_key_t cache_slot_key;
+
+/* The calling thread's slot: SLOT_UNSET until it has one. */
+#define SLOT_UNSET (UINT32_MAX - 1)
+DEFINE_STATIC_PER_THREAD_DATA(uint32_t, cache_slot, SLOT_UNSET);
+
+/* At the exit of a thread that held cache slot 'aux' - 1: flushes its
+ * caches back to the shared lists and frees the slot. */
+static void
+cache_slot_release(void *aux)
+{
+    uint32_t slot = (uintptr_t) aux - 1;
+    uint32_t n = n_regions();
+
+    for (uint32_t r = 0; r < n; r++) {
+        afxdp_pool_flush(umem_regions[r].pool, slot);
+    }
+    ovs_mutex_lock(&slot_mutex);
+    id_pool_free_id(cache_slots, slot);
+    n_cache_slots--;
+    ovs_mutex_unlock(&slot_mutex);
+}
+
+static uint32_t
+cache_slot_assign(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    uint32_t slot;
+
+    if (ovsthread_once_start(&once)) {
+        ovsthread_key_create(&cache_slot_key, cache_slot_release);
+        cache_slots = id_pool_create(0, N_POOL_CACHES);
+        ovsthread_once_done(&once);
+    }
+
+    ovs_mutex_lock(&slot_mutex);
+    if (id_pool_alloc_id(cache_slots, &slot)) {
+        n_cache_slots++;
+    } else {
+        slot = AFXDP_POOL_NO_CACHE;
+    }
+    ovs_mutex_unlock(&slot_mutex);
+
+    if (slot != AFXDP_POOL_NO_CACHE) {
+        ovsthread_setspecific(cache_slot_key, (void *) (uintptr_t) (slot + 1));
+    }
+    return slot;
+}
+
+/* The cache slot of the calling thread, taken on first use. */
 static uint32_t
 pool_user(void)
 {
-    unsigned int id = ovsthread_id_self();
+    uint32_t *slot = cache_slot_get();
 
-    return id < N_POOL_CACHES ? id : AFXDP_POOL_NO_CACHE;
+    if (OVS_UNLIKELY(*slot == SLOT_UNSET)) {
+        *slot = cache_slot_assign();
+    }
+    return *slot;
 }
 
 static uint32_t
@@ -435,6 +506,9 @@ ring_prod_submit(struct afxdp_ring *r, uint32_t n)
 static bool
 ring_prod_pending(struct afxdp_ring *r)
 {
+    if (r->cached_prod == r->cached_cons) {
+        return false;
+    }
     atomic_read_explicit(r->consumer, &r->cached_cons, memory_order_acquire);
     return r->cached_prod != r->cached_cons;
 }
@@ -767,7 +841,7 @@ xsk_free(struct afxdp_xsk *xsk)
         id_pool_free_id(xsk_slots, xsk->slot);
     }
     free(xsk->name);
-    free(xsk);
+    free_cacheline(xsk);
 }
 
 /* Registers the region of 'xsk' with the kernel through 'xsk', with room
@@ -900,7 +974,7 @@ xsk_create(const char *ifname, int ifindex, uint32_t queue,
     struct afxdp_xsk *xsk, *anchor;
     int error;
 
-    xsk = xzalloc(sizeof *xsk);
+    xsk = xzalloc_cacheline(sizeof *xsk);
     xsk->region = region;
     xsk->ring_size = ring_size;
     xsk->name = xasprintf("%s queue %"PRIu32, ifname, queue);
@@ -1489,7 +1563,10 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     if (n) {
         ring_prod_submit(&xsk->tx, n);
     }
-    if (xsk->tx.cached_prod != xsk->tx.cached_cons) {
+    /* Descriptors left from earlier batches count too, but only if the
+     * kernel has not taken them since (an empty batch, all of it sent by
+     * XDP transmit, needs no system call). */
+    if (n || ring_prod_pending(&xsk->tx)) {
         xsk_kick_tx(xsk);
     }
 
@@ -1585,6 +1662,9 @@ afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
 
     ds_put_format(&s, "free in shared list: %"PRIu32"\n", stats.n_shared);
     ds_put_format(&s, "free in thread caches: %"PRIu32"\n", stats.n_cached);
+    ovs_mutex_lock(&slot_mutex);
+    ds_put_format(&s, "thread caches: %"PRIu32" threads\n", n_cache_slots);
+    ovs_mutex_unlock(&slot_mutex);
     ds_put_format(&s, "in socket rings: %"PRIu32"\n", in_sockets);
     ds_put_format(&s, "in packets: %"PRId64"\n",
                   (int64_t) stats.n_out - in_sockets);

@@ -76,7 +76,7 @@ struct afxdp_xdp {
     bool rx_hash;               /* The hash program is the one attached. */
     char *rx_hash_status;       /* "device", "off" or why it is not used. */
 
-    /* XDP transmit: only with our plain program attached in native mode,
+    /* XDP transmit: only with our transmitting program attached natively,
      * which is then in the kernel's XDP dispatcher, so that BPF_PROG_RUN
      * does not wait for an RCU grace period to put it there. */
     int ifindex;
@@ -310,6 +310,22 @@ afxdp_xdp_xmit_unwanted(int ifindex)
             : NULL);
 }
 
+/* Asks the kernel whether device 'ifindex' has zero-copy AF_XDP.  Returns
+ * 1 if it does, 0 if it does not, -1 if the kernel does not say (before
+ * Linux 6.3). */
+int
+afxdp_xdp_probe_zero_copy(int ifindex)
+{
+    const char *reason;
+    uint64_t features;
+
+    if (afxdp_xdp_probe(ifindex, AFXDP_NETDEV_A_DEV_XDP_FEATURES,
+                        &features, &reason)) {
+        return -1;
+    }
+    return (features & AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY) != 0;
+}
+
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
  * kernel.  In our own object ('path' null) the program is the one named
  * 'prog_name', bound to device 'ifindex' if that is nonzero, and its XDP
@@ -505,10 +521,23 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
             hash_status = "device";
         }
     }
-    if (!rx_hash) {
+    if (!rx_hash && !xmit_status) {
+        /* The transmitting program needs helpers of Linux 5.18: a kernel
+         * that refuses it gets the plain one. */
+        char *xmit_error = NULL;
+
+        if (afxdp_xdp_install(ifname, ifindex, NULL, AFXDP_PROG_XMIT_NAME,
+                              false, n_queues, attach, &obj, &prog_fd,
+                              &map_fd, &link_fd, &prog_id, &xmit_error)) {
+            VLOG_INFO("%s: XDP transmit unavailable: %s", ifname,
+                      xmit_error);
+            free(xmit_error);
+            xmit_status = "the kernel refuses the XDP transmit program";
+        }
+    }
+    if (!rx_hash && xmit_status) {
         error = afxdp_xdp_install(ifname, ifindex, path,
-                                  AFXDP_PROG_PLAIN_NAME, false,
-                                  xmit_status ? 0 : n_queues,
+                                  AFXDP_PROG_PLAIN_NAME, false, 0,
                                   attach, &obj, &prog_fd, &map_fd, &link_fd,
                                   &prog_id, errp);
         if (error) {
@@ -559,7 +588,7 @@ afxdp_xdp_mmap(struct bpf_object *obj, const char *name, size_t *sizep)
     return p;
 }
 
-/* Maps the XDP transmit maps of our plain program into memory.  Returns
+/* Maps the XDP transmit maps of our transmitting program.  Returns
  * NULL on success, otherwise why XDP transmit is unavailable. */
 static const char *
 afxdp_xdp_map_xmit(struct afxdp_xdp *xdp)
@@ -681,7 +710,7 @@ afxdp_xdp_xmit(struct afxdp_xdp *xdp, uint32_t queue,
     const size_t size = dp_packet_batch_size(batch);
     struct dp_packet *packet;
     uint32_t invalid;
-    size_t i, n = 0;
+    size_t i, n = 0, ran;
 
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, size, packet, batch) {
         uint32_t len = dp_packet_size(packet);
@@ -726,22 +755,27 @@ afxdp_xdp_xmit(struct afxdp_xdp *xdp, uint32_t queue,
     invalid = ctl->invalid;
 
     error = bpf_prog_test_run_opts(xdp->prog_fd, &opts);
+
+    /* The program took a slot for each frame it ran on.  A run that
+     * failed part of the way ran on the first ones: those are gone (or
+     * dropped), the others go back to the caller, who sends them through
+     * the socket, so that none is sent twice. */
+    ran = MIN(ctl->next - queue * AFXDP_XMIT_BURST, n);
     if (error) {
         static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
 
-        /* Nothing was sent: the caller sends them through the socket. */
-        VLOG_WARN_RL(&rl, "XDP transmit on device %d failed (%s)",
-                     xdp->ifindex, ovs_strerror(-error));
-        stats->failed += n;
-        for (i = 0; i < n; i++) {
+        VLOG_WARN_RL(&rl, "XDP transmit on device %d failed after %"PRIuSIZE
+                     " of %"PRIuSIZE" packets (%s)", xdp->ifindex, ran, n,
+                     ovs_strerror(-error));
+        stats->failed += n - ran;
+    }
+    stats->invalid += ctl->invalid - invalid;
+    stats->redirected += ran - (ctl->invalid - invalid);
+    for (i = 0; i < n; i++) {
+        if (i < ran) {
+            dp_packet_delete(sent[i]);
+        } else {
             dp_packet_batch_add(batch, sent[i]);
         }
-        return;
-    }
-
-    stats->invalid += ctl->invalid - invalid;
-    stats->sent += n - (ctl->invalid - invalid);
-    for (i = 0; i < n; i++) {
-        dp_packet_delete(sent[i]);
     }
 }

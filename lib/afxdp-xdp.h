@@ -50,13 +50,13 @@
  *
  * A copy-mode AF_XDP socket transmits by building a socket buffer for
  * every packet and handing it to the driver's ordinary transmit function.
- * Our plain program can instead send a port's packets as XDP frames,
+ * Our transmitting program can instead send a port's packets as XDP frames,
  * through the driver's XDP transmit path (ndo_xdp_xmit): user space copies
  * up to AFXDP_XMIT_BURST packets into the queue's slots in a map it shares
  * with the program, and runs the program once over that many live frames
  * (BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES), which fills each frame
  * from a slot and redirects it to the port.  On veth this skips the socket
- * buffer on both ends.  It needs the plain program attached in native
+ * buffer on both ends.  It needs that program attached in native
  * mode and a device that takes XDP frames, which afxdp_xdp_xmit_probe()
  * asks the kernel.
  *
@@ -95,12 +95,20 @@ const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
 const char *afxdp_xdp_probe_xsk_csum(int ifindex);
+int afxdp_xdp_probe_zero_copy(int ifindex);
 
-/* Counters of afxdp_xdp_xmit() calls, kept by the caller. */
+/* Counters of afxdp_xdp_xmit() calls, kept by the caller.  What happens
+ * to a packet once the program has redirected it is the kernel's and the
+ * driver's business, out of sight: a device that is down, a packet over
+ * the device's MTU, a full ring at a veth's peer drop it without telling
+ * (veth counts those as its peer's "xdp_xmit_err" in ethtool -S). */
 struct afxdp_xmit_stats {
-    uint64_t sent;              /* Handed to the device's XDP transmit. */
+    uint64_t redirected;        /* Redirected by the program to the device's
+                                 * XDP transmit. */
     uint64_t invalid;           /* Dropped by the program: bad slot. */
-    uint64_t failed;            /* Run refused: left for the socket. */
+    uint64_t failed;            /* Not run (the kernel refused the run, or
+                                 * failed before them): left for the
+                                 * socket. */
 };
 
 const char *afxdp_xdp_xmit_status(const struct afxdp_xdp *);

@@ -24,6 +24,7 @@
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
 #include <net/if.h>
+#include <poll.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -34,6 +35,9 @@
 #include "dp-packet.h"
 #include "netdev-linux-private.h"
 #include "netdev-provider.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/poll-loop.h"
+#include "openvswitch/shash.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "ovs-atomic.h"
@@ -60,6 +64,13 @@ static const char *const afxdp_mode_names[] = {
     [AFXDP_MODE_NATIVE_ZC] = "native-with-zerocopy",
     [AFXDP_MODE_NATIVE] = "native",
     [AFXDP_MODE_GENERIC] = "generic",
+};
+
+/* The options an afxdp interface takes; any other is refused, so that a
+ * typo does not pass for a default. */
+static const char *const afxdp_option_names[] = {
+    "n_rxq", "xdp-mode", "ring-size", "rx-hash", "xdp-xmit",
+    "rx-csum-partial", "tx-csum-offload", "xdp-program",
 };
 
 /* options:rx-csum-partial. */
@@ -104,7 +115,7 @@ struct netdev_afxdp_txq {
         atomic_uint64_t too_big;
         atomic_uint64_t over_mtu;       /* Dropped: longer than the MTU. */
         atomic_uint64_t multi_buffer;   /* Sent in several frames. */
-        atomic_uint64_t xmit_sent;      /* Through XDP transmit. */
+        atomic_uint64_t xmit_redirected; /* To the XDP transmit path. */
         atomic_uint64_t xmit_invalid;   /* Dropped by XDP transmit. */
         atomic_uint64_t xmit_failed;    /* XDP transmit refused: socket. */
         atomic_uint64_t csum_meta;      /* Checksum finished by kernel. */
@@ -112,9 +123,15 @@ struct netdev_afxdp_txq {
     );
 };
 
-/* How often a port that may use XDP transmit asks the kernel whether the
- * device takes XDP frames (for veth, it depends on the peer). */
+/* How often the main thread asks the kernel whether the device of a port
+ * that may use XDP transmit takes XDP frames (for veth, it depends on the
+ * peer). */
 #define AFXDP_XMIT_RECHECK_MS 1000
+
+/* Ports that may use XDP transmit, and when the main thread next asks
+ * about their devices (main thread only). */
+static struct atomic_count afxdp_n_xmit_ports = ATOMIC_COUNT_INIT(0);
+static long long int afxdp_xmit_next_check = LLONG_MIN;
 
 struct netdev_afxdp {
     /* Set by set_config(), applied by reconfigure(). */
@@ -140,7 +157,6 @@ struct netdev_afxdp {
     bool xdp_xmit;              /* As requested; see 'xmit_on' for use. */
     bool xmit_possible;         /* XDP transmit, if the device takes it. */
     atomic_bool xmit_on;        /* XDP transmit in use. */
-    atomic_llong xmit_checked;  /* time_msec() of the last device check. */
     ATOMIC(const char *) xmit_reason;   /* Why XDP transmit is not used. */
     enum afxdp_rx_csum rx_csum; /* As requested; see 'rx_partial'. */
     bool rx_partial;            /* Looks for partial checksums. */
@@ -193,12 +209,26 @@ afxdp_mode_from_string(const char *s, enum afxdp_mode *mode)
 }
 
 static size_t
-afxdp_attempts(enum afxdp_mode mode, struct afxdp_attempt attempts[2])
+afxdp_attempts(enum afxdp_mode mode, int zero_copy,
+               struct afxdp_attempt attempts[3])
 {
     switch (mode) {
     case AFXDP_MODE_BEST_EFFORT:
-        attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
-                                               AFXDP_XSK_ANY };
+        /* Where the kernel says whether the device has zero-copy, the
+         * sockets ask for the mode they can have: a zero-copy socket only
+         * joins a region of the UMEM in zero-copy mode, a copy-mode socket
+         * one in copy mode (afxdp-umem.h).  Otherwise the kernel picks. */
+        if (zero_copy > 0) {
+            attempts[0] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                                   AFXDP_XSK_ZEROCOPY };
+            attempts[1] = (struct afxdp_attempt) { AFXDP_XDP_NATIVE,
+                                                   AFXDP_XSK_COPY };
+            attempts[2] = (struct afxdp_attempt) { AFXDP_XDP_GENERIC,
+                                                   AFXDP_XSK_COPY };
+            return 3;
+        }
+        attempts[0] = (struct afxdp_attempt) {
+            AFXDP_XDP_NATIVE, zero_copy ? AFXDP_XSK_ANY : AFXDP_XSK_COPY };
         attempts[1] = (struct afxdp_attempt) { AFXDP_XDP_GENERIC,
                                                AFXDP_XSK_COPY };
         return 2;
@@ -267,7 +297,6 @@ netdev_afxdp_construct(struct netdev *netdev)
     afxdp->requested_tx_csum = true;
     atomic_init(&afxdp->tx_unconfigured, 0);
     atomic_init(&afxdp->xmit_on, false);
-    atomic_init(&afxdp->xmit_checked, 0);
     atomic_init(&afxdp->xmit_reason, "off");
     dev->afxdp = afxdp;
 
@@ -290,6 +319,9 @@ afxdp_teardown(struct netdev_afxdp *afxdp)
         afxdp_xdp_clear_socket(afxdp->xdp, i);
     }
     atomic_store_relaxed(&afxdp->xmit_on, false);
+    if (afxdp->xmit_possible) {
+        atomic_count_dec(&afxdp_n_xmit_ports);
+    }
     afxdp->xmit_possible = false;
     afxdp->rx_partial = false;
     afxdp->tx_csum_meta = false;
@@ -471,7 +503,24 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     enum afxdp_mode mode;
     bool rx_hash, xdp_xmit, tx_csum;
     int n_rxq, ring_size, dev_n_rxq;
+    struct smap_node *node;
     int error;
+
+    SMAP_FOR_EACH (node, args) {
+        if (afxdp_name_index(afxdp_option_names,
+                             ARRAY_SIZE(afxdp_option_names), node->key) < 0) {
+            struct ds known = DS_EMPTY_INITIALIZER;
+
+            for (size_t i = 0; i < ARRAY_SIZE(afxdp_option_names); i++) {
+                ds_put_format(&known, "%s%s", i ? ", " : "",
+                              afxdp_option_names[i]);
+            }
+            *errp = xasprintf("%s: unknown option '%s'; afxdp ports take %s",
+                              name, node->key, ds_cstr(&known));
+            ds_destroy(&known);
+            return EINVAL;
+        }
+    }
 
     error = afxdp_parse_int(netdev, args, "n_rxq", 1, 1, AFXDP_MAX_QUEUES,
                             &n_rxq, errp);
@@ -617,32 +666,25 @@ afxdp_xmit_setup(struct netdev_afxdp *afxdp)
         reason = afxdp_xdp_xmit_status(afxdp->xdp);
         afxdp->xmit_possible = !reason;
         if (!reason) {
+            atomic_count_inc(&afxdp_n_xmit_ports);
             reason = afxdp_xdp_xmit_probe(afxdp->xdp);
         }
     }
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
-    atomic_store_relaxed(&afxdp->xmit_checked, time_msec());
     atomic_store_relaxed(&afxdp->xmit_on, !reason);
 }
 
-/* Asks the kernel again, at most every AFXDP_XMIT_RECHECK_MS, whether the
- * device of 'netdev' takes XDP frames, and starts or stops using XDP
- * transmit accordingly.  Any sending thread may call it; one of them asks
- * at a time. */
+/* Asks the kernel whether the device of 'netdev', which may use XDP
+ * transmit, still takes XDP frames (for veth: whether its peer runs an XDP
+ * program or GRO), and publishes the answer to the senders.  In the main
+ * thread, every AFXDP_XMIT_RECHECK_MS (netdev_afxdp_run()): the request
+ * takes the RTNL lock, which a sender must not wait for. */
 static void
 afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
 {
-    long long int now = time_msec();
-    long long int last;
     const char *reason;
     bool was_on;
 
-    atomic_read_relaxed(&afxdp->xmit_checked, &last);
-    if (now - last < AFXDP_XMIT_RECHECK_MS
-        || !atomic_compare_exchange_strong(&afxdp->xmit_checked, &last,
-                                           now)) {
-        return;
-    }
     reason = afxdp_xdp_xmit_probe(afxdp->xdp);
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
     atomic_read_relaxed(&afxdp->xmit_on, &was_on);
@@ -656,6 +698,55 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
         }
         /* For the status in the database. */
         netdev_change_seq_changed(netdev);
+    }
+}
+
+/* Rechecks every port of 'class' that may use XDP transmit. */
+static void
+afxdp_xmit_recheck_class(const struct netdev_class *class)
+{
+    struct shash_node *node;
+    struct shash devices;
+
+    shash_init(&devices);
+    netdev_get_devices(class, &devices);
+    SHASH_FOR_EACH (node, &devices) {
+        struct netdev *netdev = node->data;
+        struct netdev_linux *dev = netdev_linux_cast(netdev);
+
+        ovs_mutex_lock(&dev->mutex);
+        if (dev->afxdp && dev->afxdp->n_queues
+            && dev->afxdp->xmit_possible) {
+            afxdp_xmit_recheck(netdev, dev->afxdp);
+        }
+        ovs_mutex_unlock(&dev->mutex);
+        netdev_close(netdev);
+    }
+    shash_destroy(&devices);
+}
+
+/* Called by netdev-linux from the main loop. */
+void
+netdev_afxdp_run(void)
+{
+    long long int now;
+
+    if (!atomic_count_get(&afxdp_n_xmit_ports)) {
+        return;
+    }
+    now = time_msec();
+    if (now >= afxdp_xmit_next_check) {
+        afxdp_xmit_next_check = now + AFXDP_XMIT_RECHECK_MS;
+        afxdp_xmit_recheck_class(&netdev_afxdp_class);
+        afxdp_xmit_recheck_class(&netdev_afxdp_nonpmd_class);
+    }
+}
+
+void
+netdev_afxdp_wait(void)
+{
+    if (atomic_count_get(&afxdp_n_xmit_ports)) {
+        poll_timer_wait_until(afxdp_xmit_next_check);
     }
 }
 
@@ -712,10 +803,10 @@ static int
 afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             char **errp)
 {
-    struct afxdp_attempt attempts[2];
-    size_t n_attempts = afxdp_attempts(afxdp->requested_mode, attempts);
+    struct afxdp_attempt attempts[3];
     int n = afxdp->requested_n_rxq;
     int ifindex = if_nametoindex(name);
+    size_t n_attempts;
     int error = 0;
 
     if (!ifindex) {
@@ -724,6 +815,11 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
                           ovs_strerror(error));
         return error;
     }
+    n_attempts = afxdp_attempts(afxdp->requested_mode,
+                                (afxdp->requested_mode
+                                 == AFXDP_MODE_BEST_EFFORT
+                                 ? afxdp_xdp_probe_zero_copy(ifindex) : -1),
+                                attempts);
     if (!mtu) {
         mtu = ETH_PAYLOAD_MAX;
     }
@@ -913,6 +1009,20 @@ netdev_afxdp_rxq_destruct(struct netdev_rxq *rxq OVS_UNUSED)
 {
 }
 
+/* For an afxdp-nonpmd port, polled by the main thread between waits: wakes
+ * it when the queue's socket has packets to receive.  Runs in the thread
+ * that reconfigures the port, so the socket cannot change meanwhile; a
+ * port not set up wakes it when it is reconfigured. */
+void
+netdev_afxdp_rxq_wait(struct netdev_rxq *rxq)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(rxq->netdev);
+
+    if (rxq->queue_id < afxdp->n_queues) {
+        poll_fd_wait(afxdp_xsk_fd(afxdp->xsks[rxq->queue_id]), POLLIN);
+    }
+}
+
 int
 netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
                       int *qfill)
@@ -1017,7 +1127,6 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     if (afxdp->xmit_possible) {
         bool xmit_on;
 
-        afxdp_xmit_recheck(netdev, afxdp);
         atomic_read_relaxed(&afxdp->xmit_on, &xmit_on);
         if (xmit_on) {
             struct afxdp_xmit_stats xs = { 0, 0, 0 };
@@ -1031,7 +1140,7 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
                 }
             }
             afxdp_xdp_xmit(afxdp->xdp, qid, batch, &xs);
-            counter_add(&txq->xmit_sent, xs.sent);
+            counter_add(&txq->xmit_redirected, xs.redirected);
             if (OVS_UNLIKELY(xs.invalid | xs.failed)) {
                 counter_add(&txq->xmit_invalid, xs.invalid);
                 counter_add(&txq->xmit_failed, xs.failed);
@@ -1143,7 +1252,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     uint64_t hashed = 0, runt = 0, invalid = 0, rx_partial = 0;
     uint64_t csum_meta = 0, csum_software = 0;
     uint64_t rx_mb = 0, rx_over_mtu = 0, tx_mb = 0, tx_over_mtu = 0;
-    uint64_t xmit_sent = 0, xmit_invalid = 0, xmit_failed = 0;
+    uint64_t xmit_redirected = 0, xmit_invalid = 0, xmit_failed = 0;
     size_t allocated = 0;
     uint32_t n_sockets;
     char name[NETDEV_CUSTOM_STATS_NAME_SIZE];
@@ -1185,7 +1294,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
         tx_mb += counter_get(&txq->multi_buffer);
         rx_over_mtu += counter_get(&txq->rx_over_mtu);
         rx_mb += counter_get(&txq->rx_multi_buffer);
-        xmit_sent += counter_get(&txq->xmit_sent);
+        xmit_redirected += counter_get(&txq->xmit_redirected);
         xmit_invalid += counter_get(&txq->xmit_invalid);
         xmit_failed += counter_get(&txq->xmit_failed);
     }
@@ -1204,7 +1313,7 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     add_counter(cs, &allocated, "tx_multi_buffer_packets", tx_mb);
     add_counter(cs, &allocated, "tx_csum_offload_packets", csum_meta);
     add_counter(cs, &allocated, "tx_csum_software_packets", csum_software);
-    add_counter(cs, &allocated, "tx_xdp_xmit_packets", xmit_sent);
+    add_counter(cs, &allocated, "tx_xdp_xmit_redirected", xmit_redirected);
     add_counter(cs, &allocated, "tx_dropped_xdp_xmit_invalid", xmit_invalid);
     add_counter(cs, &allocated, "tx_xdp_xmit_refused", xmit_failed);
     add_counter(cs, &allocated, "tx_dropped_unconfigured",

@@ -52,6 +52,7 @@ int netdev_afxdp_rxq_construct(struct netdev_rxq *);
 void netdev_afxdp_rxq_destruct(struct netdev_rxq *);
 int netdev_afxdp_rxq_recv(struct netdev_rxq *, struct dp_packet_batch *,
                           int *qfill);
+void netdev_afxdp_rxq_wait(struct netdev_rxq *);
 int netdev_afxdp_batch_send(struct netdev *, int qid,
                             struct dp_packet_batch *, bool concurrent_txq);
 
@@ -64,6 +65,9 @@ int netdev_afxdp_get_stats(const struct netdev *, struct netdev_stats *);
 int netdev_afxdp_get_custom_stats(const struct netdev *,
                                   struct netdev_custom_stats *);
 int netdev_afxdp_get_status(const struct netdev *, struct smap *args);
+
+void netdev_afxdp_run(void);
+void netdev_afxdp_wait(void);
 
 void free_afxdp_buf(struct dp_packet *);
 
