@@ -101,7 +101,8 @@ int afxdp_xdp_probe_zero_copy(int ifindex);
  * to a packet once the program has redirected it is the kernel's and the
  * driver's business, out of sight: a device that is down, a packet over
  * the device's MTU, a full ring at a veth's peer drop it without telling
- * (veth counts those as its peer's "xdp_xmit_err" in ethtool -S). */
+ * (veth counts those in the sending device's ethtool -S, as
+ * tx_queue_N_xdp_xmit_errors). */
 struct afxdp_xmit_stats {
     uint64_t redirected;        /* Redirected by the program to the device's
                                  * XDP transmit. */
