@@ -133,6 +133,30 @@ struct netdev_afxdp_txq {
 static struct atomic_count afxdp_n_xmit_ports = ATOMIC_COUNT_INIT(0);
 static long long int afxdp_xmit_next_check = LLONG_MIN;
 
+/* An afxdp port.
+ *
+ * Thread-safety
+ * =============
+ *
+ * Every member is written under the netdev_linux mutex of its netdev, by
+ * the main thread (set_config(), reconfigure(), the MTU hooks, the XDP
+ * transmit check in netdev_afxdp_run()).  The datapath's threads call
+ * rxq_recv() and send() without that mutex, never while reconfigure()
+ * runs (dpif-netdev stops polling a port to reconfigure it), and read:
+ *
+ *   - plainly, what reconfigure() sets and only reconfigure() changes:
+ *     'n_queues', 'xsks', 'txqs', 'xdp', 'rx_meta', 'rx_partial',
+ *     'tx_csum_meta', 'xmit_possible';
+ *
+ *   - atomically (relaxed), what changes while the port is in use:
+ *     'xmit_on' (the main thread's XDP transmit check), 'max_frame' (the
+ *     MTU hooks), and the counters of 'txqs' and 'tx_unconfigured';
+ *
+ *   - under 'txqs[i].lock', when the datapath shares tx queue i between
+ *     threads, the queue's socket's transmit side.
+ *
+ * The rest (requested_*, the reasons and names for the status) belongs
+ * to the main thread under the mutex. */
 struct netdev_afxdp {
     /* Set by set_config(), applied by reconfigure(). */
     int requested_n_rxq;
