@@ -127,7 +127,7 @@ struct afxdp_ring {
  * packets in flight may point into it at any time. */
 struct umem_region {
     uint32_t index;
-    uint32_t first;             /* index * REGION_MAX_FRAMES. */
+    uint32_t first;             /* index * REGION_FRAMES. */
     uint32_t n_frames;
     char *area;                 /* Frame 'first'. */
     struct afxdp_pool *pool;    /* Its free frames, as indices from 0. */
@@ -167,11 +167,10 @@ struct afxdp_xsk {
     );
 };
 
-/* Frames of a region, at most, and its default size. */
-#define REGION_MAX_FRAMES (1u << 17)            /* 512 MiB. */
+/* Frames of a region: 128 MiB, a whole number of huge pages. */
 #define REGION_FRAMES AFXDP_UMEM_FRAMES
 
-/* Regions, at most: 16 GiB of frames. */
+/* Regions, at most: 4 GiB of frames. */
 #define MAX_REGIONS 32
 
 /* A region may give at most this share of its frames to fill rings, to
@@ -289,11 +288,9 @@ n_regions(void)
 static struct umem_region *
 region_of(uint32_t frame)
 {
-    uint32_t r = frame / REGION_MAX_FRAMES;
+    uint32_t r = frame / REGION_FRAMES;
 
-    return (r < n_regions()
-            && frame % REGION_MAX_FRAMES < umem_regions[r].n_frames
-            ? &umem_regions[r] : NULL);
+    return r < n_regions() ? &umem_regions[r] : NULL;
 }
 
 /* The global frame that descriptor address 'addr' names in 'region', or
@@ -310,7 +307,7 @@ region_frame(const struct umem_region *region, uint64_t addr)
 static uint64_t
 frame_addr(uint32_t frame, uint32_t offset)
 {
-    return (uint64_t) (frame % REGION_MAX_FRAMES) * AFXDP_FRAME_SIZE + offset;
+    return (uint64_t) (frame % REGION_FRAMES) * AFXDP_FRAME_SIZE + offset;
 }
 
 static char *
@@ -335,7 +332,7 @@ static int
 umem_init(char **errp)
     OVS_REQUIRES(umem_mutex)
 {
-    size_t n = (size_t) MAX_REGIONS * REGION_MAX_FRAMES;
+    size_t n = (size_t) MAX_REGIONS * REGION_FRAMES;
     size_t packets_size = n * sizeof *umem_packets;
     size_t holder_size = n * sizeof *umem_holder;
     char *base;
@@ -356,6 +353,17 @@ umem_init(char **errp)
 
         *errp = xasprintf("cannot reserve address space for the AF_XDP "
                           "UMEM (%s)", ovs_strerror(error));
+        if (base) {
+            munmap(base, n * AFXDP_FRAME_SIZE + HUGE_PAGE_SIZE);
+        }
+        if (umem_packets) {
+            munmap(umem_packets, packets_size);
+            umem_packets = NULL;
+        }
+        if (umem_holder) {
+            munmap(umem_holder, holder_size);
+            umem_holder = NULL;
+        }
         return error;
     }
     umem_base = (char *) ROUND_UP((uintptr_t) base, HUGE_PAGE_SIZE);
@@ -365,29 +373,27 @@ umem_init(char **errp)
     return 0;
 }
 
-/* Adds a region of at least 'n_frames' frames.  Returns it, or NULL with
- * an explanation in '*errp'. */
+BUILD_ASSERT_DECL((size_t) REGION_FRAMES * AFXDP_FRAME_SIZE
+                  % HUGE_PAGE_SIZE == 0);
+
+/* Adds a region.  Returns it, or NULL with an explanation in '*errp'. */
 static struct umem_region *
-region_create(uint32_t n_frames, char **errp)
+region_create(char **errp)
     OVS_REQUIRES(umem_mutex)
 {
     uint32_t index = n_regions();
+    size_t size = (size_t) REGION_FRAMES * AFXDP_FRAME_SIZE;
     struct umem_region *region;
-    size_t size;
     char *area;
     void *p;
 
     if (index >= MAX_REGIONS) {
         *errp = xasprintf("the AF_XDP UMEM has no room for another region "
-                          "(%d regions of up to %u frames)", MAX_REGIONS,
-                          REGION_MAX_FRAMES);
+                          "(%d regions of %d frames)", MAX_REGIONS,
+                          REGION_FRAMES);
         return NULL;
     }
-
-    n_frames = ROUND_UP(MIN(n_frames, REGION_MAX_FRAMES),
-                        HUGE_PAGE_SIZE / AFXDP_FRAME_SIZE);
-    size = (size_t) n_frames * AFXDP_FRAME_SIZE;
-    area = umem_base + (size_t) index * REGION_MAX_FRAMES * AFXDP_FRAME_SIZE;
+    area = umem_base + index * size;
 
     region = &umem_regions[index];
     memset(region, 0, sizeof *region);
@@ -408,14 +414,15 @@ region_create(uint32_t n_frames, char **errp)
     }
 
     region->index = index;
-    region->first = index * REGION_MAX_FRAMES;
-    region->n_frames = n_frames;
+    region->first = index * REGION_FRAMES;
+    region->n_frames = REGION_FRAMES;
     region->area = area;
-    region->pool = afxdp_pool_create(n_frames, N_POOL_CACHES);
+    region->pool = afxdp_pool_create(REGION_FRAMES, N_POOL_CACHES);
     ovs_list_init(&region->xsks);
 
     VLOG_INFO("AF_XDP UMEM region %"PRIu32": %"PRIu32" frames of %d bytes "
-              "(%"PRIuSIZE" MiB, %s)", index, n_frames, AFXDP_FRAME_SIZE,
+              "(%"PRIuSIZE" MiB, %s)", index, region->n_frames,
+              AFXDP_FRAME_SIZE,
               size >> 20, region->hugepages ? "huge pages" : "4 KiB pages");
 
     /* Release: the region is complete before readers that see the new
@@ -713,12 +720,12 @@ xsk_bind__(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
     }
 }
 
-/* Binds 'xsk', the UMEM's first socket if 'anchor' is null, otherwise one
- * that shares it with 'anchor'.  The first socket decides for the whole
- * UMEM: copy mode, need_wakeup and multi-buffer.  It tries zero-copy
- * before copy (as 'copy' allows), and within each, multi-buffer first;
- * without multi-buffer only if 'need_sg' is false, since a zero-copy
- * driver may lack multi-buffer support. */
+/* Binds 'xsk', its region's first socket if 'anchor' is null, otherwise
+ * one that shares the region with 'anchor'.  The first socket decides for
+ * the whole region: copy mode, need_wakeup and multi-buffer.  It tries
+ * zero-copy before copy (as 'copy' allows), and within each, multi-buffer
+ * first; without multi-buffer only if 'need_sg' is false, since a
+ * zero-copy driver may lack multi-buffer support. */
 static int
 xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
          enum afxdp_xsk_copy copy, bool need_sg,
@@ -794,9 +801,8 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
     }
     if (need_sg && !afxdp_xsk_has_sg(xsk)) {
         *errp = xasprintf("%s: the MTU needs packets larger than a frame, "
-                          "but the UMEM shared with the other afxdp ports "
-                          "was set up without multi-buffer by a zero-copy "
-                          "driver that lacks it", xsk->name);
+                          "but the socket was bound without multi-buffer",
+                          xsk->name);
         return EOPNOTSUPP;
     }
     return 0;
@@ -1065,7 +1071,7 @@ afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
                 continue;
             }
         } else {
-            region = region_create(REGION_FRAMES, errp);
+            region = region_create(errp);
             if (!region) {
                 error = ENOMEM;
                 break;
@@ -1130,8 +1136,8 @@ afxdp_xsk_get_stats(const struct afxdp_xsk *xsk, struct xdp_statistics *st)
  * UINT32_MAX if it does not lie inside one of the region's frames (then it
  * is counted in 'stats' and its frame, if any, given back). */
 static uint32_t
-xsk_rx_frame(const struct afxdp_xsk *xsk, const struct xdp_desc *d,
-             struct afxdp_rx_stats *stats)
+xsk_rx_frame(const struct afxdp_xsk *xsk, uint32_t user,
+             const struct xdp_desc *d, struct afxdp_rx_stats *stats)
 {
     const struct umem_region *region = xsk->region;
     uint32_t frame = region_frame(region, d->addr);
@@ -1147,7 +1153,7 @@ xsk_rx_frame(const struct afxdp_xsk *xsk, const struct xdp_desc *d,
 
         COVERAGE_INC(afxdp_rx_invalid);
         stats->invalid++;
-        afxdp_pool_put(region->pool, pool_user(), &i, 1);
+        afxdp_pool_put(region->pool, user, &i, 1);
         return UINT32_MAX;
     }
     return frame;
@@ -1181,8 +1187,9 @@ xsk_rx_meta(const struct umem_region *region, uint64_t addr,
  * gives the frames back.  Returns the packet, or NULL if it was dropped
  * (counted in 'stats'). */
 static struct dp_packet *
-xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
-             bool rx_meta, uint32_t max_len, struct afxdp_rx_stats *stats)
+xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t user, uint32_t first,
+             uint32_t n, bool rx_meta, uint32_t max_len,
+             struct afxdp_rx_stats *stats)
 {
     const struct umem_region *region = xsk->region;
     const struct xdp_desc *descs = xsk->rx.descs;
@@ -1193,7 +1200,7 @@ xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
 
     for (uint32_t i = 0; i < n; i++) {
         const struct xdp_desc *d = &descs[(first + i) & xsk->rx.mask];
-        uint32_t frame = xsk_rx_frame(xsk, d, stats);
+        uint32_t frame = xsk_rx_frame(xsk, user, d, stats);
 
         if (frame == UINT32_MAX) {
             bad = true;
@@ -1204,7 +1211,7 @@ xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
             frames[k++] = frame;
             len += d->len;
         } else {
-            afxdp_pool_put(region->pool, pool_user(), &frame, 1);
+            afxdp_pool_put(region->pool, user, &frame, 1);
         }
     }
 
@@ -1230,7 +1237,7 @@ xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t first, uint32_t n,
         COVERAGE_INC(afxdp_rx_multi_buffer);
         stats->multi_buffer++;
     }
-    afxdp_pool_put(region->pool, pool_user(), frames, k);
+    afxdp_pool_put(region->pool, user, frames, k);
     return packet;
 }
 
@@ -1303,8 +1310,8 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             /* A chain too long to be ours is dropped whole, its end
              * included if it is here. */
             end -= end == n;
-            packet = xsk_rx_chain(xsk, pos, end - i + 1, rx_meta, max_len,
-                                  stats);
+            packet = xsk_rx_chain(xsk, user, pos, end - i + 1, rx_meta,
+                                  max_len, stats);
             i = end;
             if (packet) {
                 dp_packet_batch_add(batch, packet);
@@ -1312,7 +1319,7 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             continue;
         }
 
-        frame = xsk_rx_frame(xsk, d, stats);
+        frame = xsk_rx_frame(xsk, user, d, stats);
         if (frame == UINT32_MAX) {
             continue;
         }
@@ -1367,7 +1374,7 @@ xsk_packet_addr(const struct afxdp_xsk *xsk, const struct dp_packet *packet,
 
     /* With TX metadata, the kernel wants its room inside the frame, in
      * front of the packet, whether a descriptor uses it or not. */
-    if (frame / REGION_MAX_FRAMES != xsk->region->index
+    if (frame / REGION_FRAMES != xsk->region->index
         || data < start + meta_len
         || data + dp_packet_size(packet) > start + AFXDP_FRAME_SIZE) {
         return UINT64_MAX;
@@ -1454,6 +1461,19 @@ xsk_tx_chain(struct afxdp_xsk *xsk, uint32_t user,
     return true;
 }
 
+/* Prepares the checksums of 'packet' for sending with TX metadata (see
+ * afxdp_csum_tx_prepare()) and counts how they will be finished. */
+static enum afxdp_csum_tx
+xsk_tx_csum(struct dp_packet *packet, struct afxdp_tx_meta *meta,
+            struct afxdp_tx_stats *stats)
+{
+    enum afxdp_csum_tx csum = afxdp_csum_tx_prepare(packet, meta);
+
+    stats->csum_meta += csum == AFXDP_CSUM_TX_META;
+    stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
+    return csum;
+}
+
 /* Sends the packets of 'batch' on 'xsk' and takes ownership of them.
  * Packets received on an afxdp port go from their own frame; others are
  * copied into a fresh frame, or several chained ones if they are larger
@@ -1500,15 +1520,12 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
 
             if (len > max_len) {
                 stats->too_big++;
-            } else if (n + n_segs > n_free
-                       && (n_free = ring_prod_free(&xsk->tx, n + n_segs),
-                           n + n_segs > n_free)) {
+            } else if ((n_free = ring_prod_free(&xsk->tx, n + n_segs))
+                       < n + n_segs) {
                 stats->ring_full++;
             } else {
                 if (csum_meta) {
-                    csum = afxdp_csum_tx_prepare(packet, &meta);
-                    stats->csum_meta += csum == AFXDP_CSUM_TX_META;
-                    stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
+                    csum = xsk_tx_csum(packet, &meta, stats);
                 }
                 if (xsk_tx_chain(xsk, user, packet, n_segs,
                                  xsk->tx.cached_prod + n,
@@ -1526,9 +1543,7 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         }
 
         if (csum_meta) {
-            csum = afxdp_csum_tx_prepare(packet, &meta);
-            stats->csum_meta += csum == AFXDP_CSUM_TX_META;
-            stats->csum_software += csum == AFXDP_CSUM_TX_SOFTWARE;
+            csum = xsk_tx_csum(packet, &meta, stats);
         }
 
         if (packet->source == DPBUF_AFXDP) {

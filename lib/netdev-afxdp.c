@@ -390,17 +390,11 @@ afxdp_check_mtu(const char *name, int mtu)
 
     if (mtu <= max_mtu) {
         return NULL;
-    } else if (max_mtu > AFXDP_FRAME_MTU) {
+    } else if (afxdp_umem_kernel_has_sg()) {
         return xasprintf("%s: MTU %d is larger than the %d bytes that "
                          "AF_XDP carries in %d chained frames; lower it, "
                          "e.g. with mtu_request", name, mtu, max_mtu,
                          AFXDP_MAX_SEGS);
-    } else if (afxdp_umem_kernel_has_sg()) {
-        return xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
-                         "frame carries, and the UMEM shared by all afxdp "
-                         "ports was set up without multi-buffer by a "
-                         "zero-copy driver that lacks it; lower it, e.g. "
-                         "with mtu_request", name, mtu, max_mtu);
     } else {
         return xasprintf("%s: MTU %d is larger than the %d bytes an AF_XDP "
                          "frame carries, and this kernel has no multi-buffer "
