@@ -23,7 +23,7 @@ JOBS ?= 2
 TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
-        check-afxdp check-sanitize series \
+        check-afxdp check-sanitize check-kernel series \
         series-verify bench bench-tcp bench-rxhash bench-pool sanitize-pool clean \
         distclean
 
@@ -55,6 +55,10 @@ check-afxdp: build
 
 check-sanitize: build-sanitize
 	@bash scripts/check.sh $(OVS) sanitize
+
+# The demo under Debian bookworm's kernel (6.1) in a QEMU guest.
+check-kernel: build
+	@bash scripts/check.sh $(OVS) kernel
 
 series: assemble
 	@rm -rf $(BUILD)/series

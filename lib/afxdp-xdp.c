@@ -469,6 +469,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                  uint32_t n_queues, struct afxdp_xdp **xdpp, char **errp)
 {
     const char *hash_status = "off";
+    const char *hash_reason = NULL;
     const char *xmit_status = (!xmit ? "off"
                                : path ? "xdp-program is set"
                                : attach != AFXDP_XDP_NATIVE ? "generic mode"
@@ -505,8 +506,9 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                && !(xmit_status = afxdp_xdp_xmit_unwanted(ifindex))) {
         rx_hash = false;
         hash_status = "unavailable: XDP transmit in use";
-    } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_status)) {
+    } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_reason)) {
         rx_hash = false;
+        hash_status = "unavailable";
     }
 
     if (rx_hash) {
@@ -552,8 +554,9 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     xdp->link_fd = link_fd;
     xdp->prog_id = prog_id;
     xdp->rx_hash = rx_hash;
-    xdp->rx_hash_status = (hash_error
-                           ? xasprintf("%s: %s", hash_status, hash_error)
+    xdp->rx_hash_status = (hash_error || hash_reason
+                           ? xasprintf("%s: %s", hash_status,
+                                       hash_error ? hash_error : hash_reason)
                            : xstrdup(hash_status));
     free(hash_error);
     xdp->ifindex = ifindex;

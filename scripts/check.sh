@@ -6,6 +6,9 @@
 #   check.sh OVS_TREE unit    the OVS testsuite filtered to keyword "afxdp"
 #   check.sh OVS_TREE afxdp   check-afxdp: tests/system-afxdp*.at and
 #                             upstream's tests/system-traffic.at over afxdp
+#   check.sh OVS_TREE kernel  the demo and the ports' fallback status under
+#                             Debian bookworm's 6.1 kernel, in a QEMU guest
+#                             (scripts/kernel-check.sh)
 #   check.sh OVS_TREE sanitize  the series' own unit and system tests in
 #                             build/asan, built with AddressSanitizer and
 #                             UndefinedBehaviorSanitizer (and LeakSanitizer
@@ -79,6 +82,20 @@ run_sanitize() {
     unset ASAN_OPTIONS
 }
 
+# The series under bookworm's kernel (6.1): its result lines are
+# "ok: NAME" and "FAILED: NAME".
+run_kernel() {
+    local log=$LOGDIR/kernel.log p f
+    echo "== kernel: the demo under Debian bookworm's 6.1 kernel (QEMU)"
+    bash "$TOP/scripts/kernel-check.sh" "$OVS" 2>&1 | tee "$log"
+    p=$(grep -c '^ok: ' "$TOP/build/kernel/run/checks" 2>/dev/null)
+    f=$(grep -c '^FAILED: ' "$TOP/build/kernel/run/checks" 2>/dev/null)
+    # A guest that never wrote its results is one failure.
+    [ $((${p:-0} + ${f:-0})) -gt 0 ] || f=1
+    echo "kernel: ${p:-0} passed, ${f:-0} failed, 0 skipped"
+    passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+}
+
 # One line per skipped test: its title and why.  For a test listed in
 # tests/system-afxdp-skip.txt, the reason given there; for the others, the
 # check that skipped it, as written at the line autotest reports.
@@ -102,10 +119,11 @@ skip_reasons() {
 }
 
 case $what in
-all) run_unit; run_afxdp; run_sanitize ;;
+all) run_unit; run_afxdp; run_sanitize; run_kernel ;;
 unit) run_unit ;;
 afxdp) run_afxdp ;;
 sanitize) run_sanitize ;;
+kernel) run_kernel ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac
 

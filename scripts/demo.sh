@@ -7,7 +7,7 @@ set -euo pipefail
 
 OVS=$(cd "${1:?usage: demo.sh OVS_TREE}" && pwd)
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-SANDBOX=$TOP/build/demo
+SANDBOX=${DEMO_SANDBOX:-$TOP/build/demo}
 NS_A=afxdp-demo-a NS_B=afxdp-demo-b
 TCP_BYTES=$((4 * 1024 * 1024))
 
