@@ -245,7 +245,9 @@ cache_slot_assign(void)
 
     if (ovsthread_once_start(&once)) {
         ovsthread_key_create(&cache_slot_key, cache_slot_release);
+        ovs_mutex_lock(&slot_mutex);
         cache_slots = id_pool_create(0, N_POOL_CACHES);
+        ovs_mutex_unlock(&slot_mutex);
         ovsthread_once_done(&once);
     }
 

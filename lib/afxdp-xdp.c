@@ -300,7 +300,7 @@ afxdp_xdp_probe_xmit(int ifindex, bool *zero_copy)
  * a copy), i.e. when its sockets would be in copy mode and XDP transmit
  * spares a socket buffer per packet sent.  Otherwise returns why not. */
 static const char *
-afxdp_xdp_xmit_unwanted(int ifindex)
+afxdp_xdp_probe_xmit_preferred(int ifindex)
 {
     bool zero_copy = false;
     const char *reason = afxdp_xdp_probe_xmit(ifindex, &zero_copy);
@@ -400,43 +400,51 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
     return 0;
 }
 
-/* Opens the object file 'path' (our own if NULL), loads its program
- * 'prog_name' (see afxdp_xdp_load()) and attaches it to 'ifname' (index
- * 'ifindex') in mode 'attach' through a bpf_link.  On success stores the
- * object, the XSKMAP's and the link's fds and the program's id (0 if
- * unknown), and returns 0; on failure returns
- * a positive errno with an explanation in '*errp', having released
- * everything. */
+/* Where and how afxdp_xdp_attach() installs a program. */
+struct afxdp_xdp_target {
+    const char *ifname;
+    int ifindex;
+    const char *path;           /* A user's object file, or NULL. */
+    enum afxdp_xdp_attach attach;
+};
+
+/* Opens the object file 't->path' (our own if NULL), loads its program
+ * 'prog_name' (see afxdp_xdp_load()), bound to the device if
+ * 'bind_to_device', with XDP transmit maps for 'n_queues' queues if
+ * nonzero, and attaches it to the device through a bpf_link.  On success
+ * stores the object, the program's fd and id (0 if unknown), the XSKMAP's
+ * and the link's fds in 'xdp' and returns 0; on failure returns a positive
+ * errno with an explanation in '*errp', having released everything. */
 static int
-afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
-                  const char *prog_name, bool bind_to_device,
-                  uint32_t n_queues, enum afxdp_xdp_attach attach,
-                  struct bpf_object **objp, int *prog_fd, int *map_fd,
-                  int *link_fd, uint32_t *prog_id, char **errp)
+afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
+                  bool bind_to_device, uint32_t n_queues,
+                  struct afxdp_xdp *xdp, char **errp)
 {
     LIBBPF_OPTS(bpf_link_create_opts, opts);
     struct bpf_prog_info info;
     uint32_t info_len = sizeof info;
     struct bpf_program *prog;
     struct bpf_object *obj;
+    int map_fd, link_fd = -1;
     int error;
 
-    obj = afxdp_xdp_open(path, errp);
+    obj = afxdp_xdp_open(t->path, errp);
     if (!obj) {
         return EINVAL;
     }
-    error = afxdp_xdp_load(obj, path, prog_name,
-                           bind_to_device ? ifindex : 0, n_queues, &prog,
-                           map_fd, errp);
+    error = afxdp_xdp_load(obj, t->path, prog_name,
+                           bind_to_device ? t->ifindex : 0, n_queues, &prog,
+                           &map_fd, errp);
     if (!error) {
-        opts.flags = (attach == AFXDP_XDP_NATIVE
+        opts.flags = (t->attach == AFXDP_XDP_NATIVE
                       ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
-        *link_fd = bpf_link_create(bpf_program__fd(prog), ifindex, BPF_XDP,
-                                   &opts);
-        if (*link_fd < 0) {
-            error = -*link_fd;
+        link_fd = bpf_link_create(bpf_program__fd(prog), t->ifindex,
+                                  BPF_XDP, &opts);
+        if (link_fd < 0) {
+            error = -link_fd;
             *errp = xasprintf("cannot attach XDP program to %s in %s mode "
-                              "(%s)", ifname, afxdp_xdp_attach_name(attach),
+                              "(%s)", t->ifname,
+                              afxdp_xdp_attach_name(t->attach),
                               ovs_strerror(error));
         }
     }
@@ -446,11 +454,13 @@ afxdp_xdp_install(const char *ifname, int ifindex, const char *path,
     }
 
     memset(&info, 0, sizeof info);
-    *prog_id = (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info,
-                                       &info_len)
-                ? 0 : info.id);
-    *objp = obj;
-    *prog_fd = bpf_program__fd(prog);
+    xdp->prog_id = (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info,
+                                           &info_len)
+                    ? 0 : info.id);
+    xdp->obj = obj;
+    xdp->prog_fd = bpf_program__fd(prog);
+    xdp->map_fd = map_fd;
+    xdp->link_fd = link_fd;
     return 0;
 }
 
@@ -468,6 +478,12 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                  enum afxdp_xdp_attach attach, bool rx_hash, bool xmit,
                  uint32_t n_queues, struct afxdp_xdp **xdpp, char **errp)
 {
+    const struct afxdp_xdp_target t = {
+        .ifname = ifname,
+        .ifindex = ifindex,
+        .path = path,
+        .attach = attach,
+    };
     const char *hash_status = "off";
     const char *hash_reason = NULL;
     const char *xmit_status = (!xmit ? "off"
@@ -475,8 +491,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                                : attach != AFXDP_XDP_NATIVE ? "generic mode"
                                : NULL);
     char *hash_error = NULL;
-    struct bpf_object *obj;
-    int prog_fd, map_fd, link_fd;
+    struct afxdp_xdp *xdp;
     uint32_t prog_id;
     int error;
 
@@ -503,7 +518,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         rx_hash = false;
         hash_status = "unavailable: generic mode";
     } else if (rx_hash && !xmit_status
-               && !(xmit_status = afxdp_xdp_xmit_unwanted(ifindex))) {
+               && !(xmit_status = afxdp_xdp_probe_xmit_preferred(ifindex))) {
         rx_hash = false;
         hash_status = "unavailable: XDP transmit in use";
     } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_reason)) {
@@ -511,12 +526,12 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         hash_status = "unavailable";
     }
 
+    xdp = xzalloc(sizeof *xdp);
     if (rx_hash) {
         /* A kernel or libbpf that cannot load or attach the program bound
          * to the device gets the plain one. */
-        if (afxdp_xdp_install(ifname, ifindex, NULL, AFXDP_PROG_HASH_NAME,
-                              true, 0, attach, &obj, &prog_fd, &map_fd,
-                              &link_fd, &prog_id, &hash_error)) {
+        if (afxdp_xdp_install(&t, AFXDP_PROG_HASH_NAME, true, 0, xdp,
+                              &hash_error)) {
             rx_hash = false;
             hash_status = "unavailable";
         } else {
@@ -528,9 +543,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
          * that refuses it gets the plain one. */
         char *xmit_error = NULL;
 
-        if (afxdp_xdp_install(ifname, ifindex, NULL, AFXDP_PROG_XMIT_NAME,
-                              false, n_queues, attach, &obj, &prog_fd,
-                              &map_fd, &link_fd, &prog_id, &xmit_error)) {
+        if (afxdp_xdp_install(&t, AFXDP_PROG_XMIT_NAME, false, n_queues,
+                              xdp, &xmit_error)) {
             VLOG_INFO("%s: XDP transmit unavailable: %s", ifname,
                       xmit_error);
             free(xmit_error);
@@ -538,21 +552,15 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         }
     }
     if (!rx_hash && xmit_status) {
-        error = afxdp_xdp_install(ifname, ifindex, path,
-                                  AFXDP_PROG_PLAIN_NAME, false, 0,
-                                  attach, &obj, &prog_fd, &map_fd, &link_fd,
-                                  &prog_id, errp);
+        error = afxdp_xdp_install(&t, AFXDP_PROG_PLAIN_NAME, false, 0, xdp,
+                                  errp);
         if (error) {
             free(hash_error);
+            free(xdp);
             return error;
         }
     }
 
-    struct afxdp_xdp *xdp = xzalloc(sizeof *xdp);
-    xdp->obj = obj;
-    xdp->map_fd = map_fd;
-    xdp->link_fd = link_fd;
-    xdp->prog_id = prog_id;
     xdp->rx_hash = rx_hash;
     xdp->rx_hash_status = (hash_error || hash_reason
                            ? xasprintf("%s: %s", hash_status,
@@ -560,7 +568,6 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
                            : xstrdup(hash_status));
     free(hash_error);
     xdp->ifindex = ifindex;
-    xdp->prog_fd = prog_fd;
     xdp->xmit_status = (xmit_status ? xmit_status
                         : rx_hash ? "the RX hash program cannot transmit"
                         : afxdp_xdp_map_xmit(xdp));
@@ -675,10 +682,10 @@ afxdp_xdp_rx_hash_status(const struct afxdp_xdp *xdp)
 /* XDP transmit. */
 
 /* NULL if this program can transmit for queues of the port (the device
- * may still refuse XDP frames, see afxdp_xdp_xmit_probe()), otherwise
+ * may still refuse XDP frames, see afxdp_xdp_xmit_obstacle()), otherwise
  * why it cannot. */
 const char *
-afxdp_xdp_xmit_status(const struct afxdp_xdp *xdp)
+afxdp_xdp_xmit_unsupported(const struct afxdp_xdp *xdp)
 {
     return xdp->xmit_status;
 }
@@ -687,7 +694,7 @@ afxdp_xdp_xmit_status(const struct afxdp_xdp *xdp)
  * transmit (for veth: whether its peer runs an XDP program).  Returns NULL
  * if it does, otherwise why not.  Any thread may call it. */
 const char *
-afxdp_xdp_xmit_probe(const struct afxdp_xdp *xdp)
+afxdp_xdp_xmit_obstacle(const struct afxdp_xdp *xdp)
 {
     bool zero_copy;
 

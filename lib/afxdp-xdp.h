@@ -57,7 +57,7 @@
  * (BPF_PROG_RUN with BPF_F_TEST_XDP_LIVE_FRAMES), which fills each frame
  * from a slot and redirects it to the port.  On veth this skips the socket
  * buffer on both ends.  It needs that program attached in native
- * mode and a device that takes XDP frames, which afxdp_xdp_xmit_probe()
+ * mode and a device that takes XDP frames, which afxdp_xdp_xmit_obstacle()
  * asks the kernel.
  *
  * Thread-safety
@@ -65,7 +65,7 @@
  *
  * Not thread-safe: the netdev calls these from its reconfiguration, under
  * its own mutex.  Different 'struct afxdp_xdp's may be used concurrently.
- * Exceptions: afxdp_xdp_xmit_probe() and afxdp_xdp_xmit() may be called
+ * Exceptions: afxdp_xdp_xmit_obstacle() and afxdp_xdp_xmit() may be called
  * by any thread while the port is set up, the latter by one thread at a
  * time for a given queue.
  */
@@ -112,8 +112,8 @@ struct afxdp_xmit_stats {
                                  * socket. */
 };
 
-const char *afxdp_xdp_xmit_status(const struct afxdp_xdp *);
-const char *afxdp_xdp_xmit_probe(const struct afxdp_xdp *);
+const char *afxdp_xdp_xmit_unsupported(const struct afxdp_xdp *);
+const char *afxdp_xdp_xmit_obstacle(const struct afxdp_xdp *);
 void afxdp_xdp_xmit(struct afxdp_xdp *, uint32_t queue,
                     struct dp_packet_batch *, struct afxdp_xmit_stats *);
 

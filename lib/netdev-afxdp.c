@@ -156,25 +156,27 @@ static long long int afxdp_xmit_next_check = LLONG_MIN;
  *     threads, the queue's socket's transmit side.
  *
  * The rest (requested_*, the reasons and names for the status) belongs
- * to the main thread under the mutex. */
+ * to the main thread under the mutex: those members are OVS_GUARDED and
+ * the functions that use them require the mutex (OVS_REQUIRES), which
+ * clang's thread-safety analysis checks. */
 struct netdev_afxdp {
     /* Set by set_config(), applied by reconfigure(). */
-    int requested_n_rxq;
-    enum afxdp_mode requested_mode;
-    char *requested_program;    /* NULL for the built-in program. */
-    uint32_t requested_ring_size;
-    bool requested_rx_hash;
-    bool requested_xdp_xmit;
-    enum afxdp_rx_csum requested_rx_csum;
-    bool requested_tx_csum;
-    int requested_mtu;          /* The device's, as last known. */
+    int requested_n_rxq OVS_GUARDED;
+    enum afxdp_mode requested_mode OVS_GUARDED;
+    char *requested_program OVS_GUARDED;        /* NULL: built-in. */
+    uint32_t requested_ring_size OVS_GUARDED;
+    bool requested_rx_hash OVS_GUARDED;
+    bool requested_xdp_xmit OVS_GUARDED;
+    enum afxdp_rx_csum requested_rx_csum OVS_GUARDED;
+    bool requested_tx_csum OVS_GUARDED;
+    int requested_mtu OVS_GUARDED;      /* The device's, as last known. */
 
     /* In effect.  'n_queues' is 0 while the port is not set up, and then
      * 'error' may say why. */
     int n_queues;
-    char *error;
+    char *error OVS_GUARDED;
     enum afxdp_mode mode;
-    char *program;
+    char *program OVS_GUARDED;
     uint32_t ring_size;
     bool rx_hash;               /* As requested; see 'rx_meta' for use. */
     bool rx_meta;               /* The program writes struct afxdp_rx_meta. */
@@ -184,10 +186,10 @@ struct netdev_afxdp {
     ATOMIC(const char *) xmit_reason;   /* Why XDP transmit is not used. */
     enum afxdp_rx_csum rx_csum; /* As requested; see 'rx_partial'. */
     bool rx_partial;            /* Looks for partial checksums. */
-    const char *rx_partial_reason;      /* Why not, if 'rx_csum' is auto. */
+    const char *rx_partial_reason OVS_GUARDED;  /* Why not, if auto. */
     bool tx_csum;               /* As requested; see 'tx_csum_meta'. */
     bool tx_csum_meta;          /* Kernel finishes checksums: advertised. */
-    const char *tx_csum_reason; /* Why not, if 'tx_csum'. */
+    const char *tx_csum_reason OVS_GUARDED;     /* Why not, if on. */
     enum afxdp_xdp_attach attach;
     bool zero_copy;
     bool multi_buffer;          /* Every socket carries jumbo packets. */
@@ -312,6 +314,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     netdev->ol_flags = 0;
 
     afxdp = xzalloc(sizeof *afxdp);
+    ovs_mutex_lock(&dev->mutex);
     afxdp->requested_n_rxq = 1;
     afxdp->requested_mode = AFXDP_MODE_BEST_EFFORT;
     afxdp->requested_ring_size = AFXDP_RING_SIZE;
@@ -323,6 +326,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     atomic_init(&afxdp->xmit_on, false);
     atomic_init(&afxdp->xmit_reason, "off");
     dev->afxdp = afxdp;
+    ovs_mutex_unlock(&dev->mutex);
 
     /* No queue until reconfigure() sets the port up. */
     netdev->n_rxq = 0;
@@ -332,8 +336,11 @@ netdev_afxdp_construct(struct netdev *netdev)
 }
 
 static void
-afxdp_teardown(struct netdev_afxdp *afxdp)
+afxdp_teardown(struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
 {
+    struct netdev_afxdp *afxdp = dev->afxdp;
+
     /* The XSKMAP holds references to the sockets, and the kernel frees a
      * map some time after its last user is gone: emptied first, it lets
      * the sockets go (and their queues be bound again) as soon as they are
@@ -371,7 +378,7 @@ netdev_afxdp_destruct(struct netdev *netdev)
     struct netdev_afxdp *afxdp = dev->afxdp;
 
     ovs_mutex_lock(&dev->mutex);
-    afxdp_teardown(afxdp);
+    afxdp_teardown(dev);
     free(afxdp->error);
     free(afxdp->requested_program);
     free(afxdp);
@@ -407,9 +414,10 @@ afxdp_check_mtu(const char *name, int mtu)
  * and a port whose sockets cannot carry them is set up again (and says
  * why, if it cannot be). */
 static void
-afxdp_set_mtu(struct netdev *netdev, int mtu)
+afxdp_set_mtu(struct netdev_linux *dev, int mtu)
+    OVS_REQUIRES(dev->mutex)
 {
-    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
+    struct netdev_afxdp *afxdp = dev->afxdp;
 
     atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
     if (mtu == afxdp->requested_mtu) {
@@ -419,14 +427,16 @@ afxdp_set_mtu(struct netdev *netdev, int mtu)
     if (afxdp->n_queues
         ? mtu > AFXDP_FRAME_MTU && !afxdp->multi_buffer
         : afxdp->error != NULL) {
-        netdev_request_reconfigure(netdev);
+        netdev_request_reconfigure(&dev->up);
     }
 }
 
 /* Called by netdev-linux, under the netdev_linux mutex, before it sets the
- * device's MTU to 'mtu'.  Returns EINVAL if AF_XDP cannot carry it. */
+ * device's MTU to 'mtu'.  Returns EINVAL if AF_XDP cannot carry it.  (The
+ * analysis cannot see the caller's mutex as this netdev's.) */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
     char *err = afxdp_check_mtu(netdev_get_name(netdev), mtu);
@@ -436,7 +446,7 @@ netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
         free(err);
         return EINVAL;
     }
-    afxdp_set_mtu(CONST_CAST(struct netdev *, netdev), mtu);
+    afxdp_set_mtu(netdev_linux_cast(netdev), mtu);
     return 0;
 }
 
@@ -444,8 +454,9 @@ netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
  * reports the device's MTU, whoever set it. */
 void
 netdev_afxdp_mtu_changed(struct netdev *netdev, int mtu)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
 {
-    afxdp_set_mtu(netdev, mtu);
+    afxdp_set_mtu(netdev_linux_cast(netdev), mtu);
 }
 
 /* Options. */
@@ -666,13 +677,15 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     return 0;
 }
 
-/* Decides whether the freshly set up 'afxdp' sends through XDP transmit
- * (see afxdp-xdp.h): as requested, where the program allows it, with
- * copy-mode sockets (a zero-copy socket transmits without a copy) and
- * while the device takes XDP frames. */
+/* Decides whether the freshly set up port of 'dev' sends through XDP
+ * transmit (see afxdp-xdp.h): as requested, where the program allows it,
+ * with copy-mode sockets (a zero-copy socket transmits without a copy)
+ * and while the device takes XDP frames. */
 static void
-afxdp_xmit_setup(struct netdev_afxdp *afxdp)
+afxdp_xmit_setup(struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
 {
+    struct netdev_afxdp *afxdp = dev->afxdp;
     const char *reason;
 
     afxdp->xdp_xmit = afxdp->requested_xdp_xmit;
@@ -681,11 +694,11 @@ afxdp_xmit_setup(struct netdev_afxdp *afxdp)
     } else if (afxdp->zero_copy) {
         reason = "zero-copy sockets";
     } else {
-        reason = afxdp_xdp_xmit_status(afxdp->xdp);
+        reason = afxdp_xdp_xmit_unsupported(afxdp->xdp);
         afxdp->xmit_possible = !reason;
         if (!reason) {
             atomic_count_inc(&afxdp_n_xmit_ports);
-            reason = afxdp_xdp_xmit_probe(afxdp->xdp);
+            reason = afxdp_xdp_xmit_obstacle(afxdp->xdp);
         }
     }
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
@@ -703,7 +716,7 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
     const char *reason;
     bool was_on;
 
-    reason = afxdp_xdp_xmit_probe(afxdp->xdp);
+    reason = afxdp_xdp_xmit_obstacle(afxdp->xdp);
     atomic_store_relaxed(&afxdp->xmit_reason, reason);
     atomic_read_relaxed(&afxdp->xmit_on, &was_on);
     if (was_on != !reason) {
@@ -787,12 +800,15 @@ afxdp_device_has_local_senders(const char *name)
     return !strcmp(info.driver, "veth") || !strcmp(info.driver, "tun");
 }
 
-/* Decides, for the freshly set up 'afxdp' on device 'name' (index
+/* Decides, for the freshly set up port of 'dev' on device 'name' (index
  * 'ifindex'), whether received packets are examined for partial checksums
  * and whether the kernel finishes the checksums of packets sent. */
 static void
-afxdp_csum_setup(struct netdev_afxdp *afxdp, const char *name, int ifindex)
+afxdp_csum_setup(struct netdev_linux *dev, const char *name, int ifindex)
+    OVS_REQUIRES(dev->mutex)
 {
+    struct netdev_afxdp *afxdp = dev->afxdp;
+
     afxdp->rx_csum = afxdp->requested_rx_csum;
     afxdp->rx_partial_reason = NULL;
     if (afxdp->rx_csum == AFXDP_RX_CSUM_AUTO) {
@@ -814,13 +830,15 @@ afxdp_csum_setup(struct netdev_afxdp *afxdp, const char *name, int ifindex)
     afxdp->tx_csum_meta = afxdp->tx_csum && !afxdp->tx_csum_reason;
 }
 
-/* Sets 'afxdp' up as requested, one attempt after another, on a device
- * whose MTU is 'mtu'.  Returns 0 or a positive errno with an explanation in
- * '*errp'. */
+/* Sets the port of 'dev' up as requested, one attempt after another, on a
+ * device whose MTU is 'mtu'.  Returns 0 or a positive errno with an
+ * explanation in '*errp'. */
 static int
-afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
+afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
             char **errp)
+    OVS_REQUIRES(dev->mutex)
 {
+    struct netdev_afxdp *afxdp = dev->afxdp;
     struct afxdp_attempt attempts[3];
     int n = afxdp->requested_n_rxq;
     int ifindex = if_nametoindex(name);
@@ -891,8 +909,8 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             afxdp->rx_hash = afxdp->requested_rx_hash;
             afxdp->rx_meta = afxdp_xdp_has_rx_hash(afxdp->xdp);
             afxdp->program = nullable_xstrdup(afxdp->requested_program);
-            afxdp_xmit_setup(afxdp);
-            afxdp_csum_setup(afxdp, name, ifindex);
+            afxdp_xmit_setup(dev);
+            afxdp_csum_setup(dev, name, ifindex);
             /* A veth or tun driver counts what its XDP program fails to
              * redirect (a socket without room) among its own drops. */
             afxdp->kernel_counts_xsk_drops
@@ -901,7 +919,7 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
             return 0;
         }
 
-        afxdp_teardown(afxdp);
+        afxdp_teardown(dev);
         if (*errp) {
             char *both = xasprintf("%s; %s", *errp, err);
 
@@ -921,8 +939,11 @@ afxdp_setup(struct netdev_afxdp *afxdp, const char *name, int mtu,
 }
 
 static bool
-afxdp_config_current(const struct netdev_afxdp *afxdp)
+afxdp_config_current(const struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
 {
+    const struct netdev_afxdp *afxdp = dev->afxdp;
+
     return (afxdp->n_queues
             && afxdp->n_queues == afxdp->requested_n_rxq
             && afxdp->mode == afxdp->requested_mode
@@ -947,17 +968,17 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     int mtu;
 
     ovs_mutex_lock(&dev->mutex);
-    if (afxdp_config_current(afxdp)) {
+    if (afxdp_config_current(dev)) {
         goto out;
     }
 
-    afxdp_teardown(afxdp);
+    afxdp_teardown(dev);
     free(afxdp->error);
     afxdp->error = NULL;
     if (netdev_linux_get_mtu__(dev, &mtu)) {
         mtu = 0;                /* Unknown: the attach will tell. */
     }
-    error = afxdp_setup(afxdp, netdev_get_name(netdev), mtu, &err);
+    error = afxdp_setup(dev, netdev_get_name(netdev), mtu, &err);
     if (error) {
         /* The port stays, unconfigured: it receives nothing and counts
          * what it is asked to send as dropped, until its configuration
@@ -1115,33 +1136,18 @@ slow:
     }
 }
 
-int
-netdev_afxdp_batch_send(struct netdev *netdev, int qid,
-                        struct dp_packet_batch *batch, bool concurrent_txq)
+/* Sends 'batch' on tx queue 'txq', whose number is 'qid', and counts what
+ * became of its packets, and 'over_mtu' packets the caller dropped.  The
+ * caller serializes calls for one queue: a queue's counters have one
+ * writer at a time. */
+static void
+afxdp_send__(struct netdev_afxdp *afxdp, int qid,
+             struct netdev_afxdp_txq *txq, struct dp_packet_batch *batch,
+             uint64_t over_mtu)
 {
-    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
     struct afxdp_tx_stats stats;
-    struct netdev_afxdp_txq *txq;
-    uint64_t over_mtu;
 
-    if (OVS_UNLIKELY(!afxdp->n_queues)) {
-        uint64_t orig;
-
-        atomic_add_relaxed(&afxdp->tx_unconfigured,
-                           dp_packet_batch_size(batch), &orig);
-        dp_packet_delete_batch(batch, true);
-        return 0;
-    }
-
-    qid %= afxdp->n_queues;
-    txq = &afxdp->txqs[qid];
     memset(&stats, 0, sizeof stats);
-
-    afxdp_drop_over_mtu(afxdp, batch, &over_mtu);
-
-    if (concurrent_txq) {
-        ovs_spin_lock(&txq->lock);
-    }
     if (afxdp->xmit_possible) {
         bool xmit_on;
 
@@ -1177,8 +1183,35 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
         counter_add(&txq->over_mtu, over_mtu);
         counter_add(&txq->multi_buffer, stats.multi_buffer);
     }
+}
+
+int
+netdev_afxdp_batch_send(struct netdev *netdev, int qid,
+                        struct dp_packet_batch *batch, bool concurrent_txq)
+{
+    struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
+    struct netdev_afxdp_txq *txq;
+    uint64_t over_mtu;
+
+    if (OVS_UNLIKELY(!afxdp->n_queues)) {
+        uint64_t orig;
+
+        atomic_add_relaxed(&afxdp->tx_unconfigured,
+                           dp_packet_batch_size(batch), &orig);
+        dp_packet_delete_batch(batch, true);
+        return 0;
+    }
+
+    qid %= afxdp->n_queues;
+    txq = &afxdp->txqs[qid];
+
+    afxdp_drop_over_mtu(afxdp, batch, &over_mtu);
     if (concurrent_txq) {
+        ovs_spin_lock(&txq->lock);
+        afxdp_send__(afxdp, qid, txq, batch, over_mtu);
         ovs_spin_unlock(&txq->lock);
+    } else {
+        afxdp_send__(afxdp, qid, txq, batch, over_mtu);
     }
     return 0;
 }

@@ -60,6 +60,31 @@ system_tests() {
 run_unit() {
     echo "== unit tests (testsuite -k afxdp)"
     unit_tests "$OVS" unit
+    run_thread_safety
+}
+
+# clang's thread-safety analysis of the series' C files (and of
+# netdev-linux.c, which the series edits): what the annotations say is
+# locked must be.  OVS turns -Wthread-safety on in clang builds; the
+# build here uses gcc, so the analysis runs on its own.
+run_thread_safety() {
+    local log=$LOGDIR/thread-safety.log f bad=""
+    echo "== thread-safety analysis (clang -Wthread-safety)"
+    : > "$log"
+    for f in lib/netdev-afxdp.c lib/afxdp-umem.c lib/afxdp-xdp.c \
+             lib/afxdp-pool.c lib/afxdp-csum.c lib/netdev-linux.c; do
+        (cd "$OVS" && clang -DHAVE_CONFIG_H -I. -I include -I lib \
+             -Wthread-safety -Werror=thread-safety -fsyntax-only "$f") \
+            >> "$log" 2>&1 || bad="$bad $f"
+    done
+    if [ -z "$bad" ]; then
+        echo "thread-safety: ok"
+        passed=$((passed + 1))
+    else
+        echo "thread-safety: FAILED in$bad"
+        cat "$log"
+        failed=$((failed + 1))
+    fi
 }
 
 run_afxdp() {
