@@ -24,7 +24,8 @@ TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
         check-afxdp check-sanitize check-kernel series \
-        series-verify bench bench-tcp bench-rxhash bench-pool sanitize-pool clean \
+        series-verify bench bench-tcp bench-rxhash bench-shared-txq bench-pool \
+        sanitize-pool clean \
         distclean
 
 all: build
@@ -83,6 +84,11 @@ bench-rxhash: build
 	@BENCH_IMPLS="afxdp afxdp-nohash" BENCH_SKB_RATE=400000 \
 	 BENCH_CASES="rxdrop:1000:64:skb l2fwd:1000:64:skb rxdrop:1:64:skb" \
 	 bash scripts/bench.sh
+
+# Two PMD threads sending through one port's single tx queue, with XDP
+# transmit and with the socket.
+bench-shared-txq: build
+	@bash scripts/bench-shared-txq.sh
 
 bench-pool: build
 	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2
