@@ -23,7 +23,7 @@ JOBS ?= 2
 TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
-        check-afxdp check-sanitize check-kernel series \
+        check-afxdp check-sanitize check-kernel deb check-deb series \
         series-verify bench bench-tcp bench-rxhash bench-shared-txq bench-pool \
         sanitize-pool clean \
         distclean
@@ -60,6 +60,14 @@ check-sanitize: build-sanitize
 # The demo under Debian bookworm's kernel (6.1) in a QEMU guest.
 check-kernel: build
 	@bash scripts/check.sh $(OVS) kernel
+
+# Debian packages of Open vSwitch with the series, in build/deb/.
+deb: assemble
+	@bash scripts/deb.sh
+
+# Installs those packages, runs them through ovs-ctl, removes them.
+check-deb: deb
+	@bash scripts/check-deb.sh
 
 series: assemble
 	@rm -rf $(BUILD)/series
