@@ -9,6 +9,7 @@
 #   check.sh OVS_TREE kernel  the demo and the ports' fallback status under
 #                             Debian bookworm's 6.1 kernel, in a QEMU guest
 #                             (scripts/kernel-check.sh)
+#   check.sh OVS_TREE deb     make deb and make check-deb
 #   check.sh OVS_TREE sanitize  the series' own unit and system tests in
 #                             build/asan, built with AddressSanitizer and
 #                             UndefinedBehaviorSanitizer (and LeakSanitizer
@@ -121,6 +122,24 @@ run_kernel() {
     passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
 }
 
+# The Debian packages: built (make deb), then installed, run through the
+# packaged ovs-ctl and removed (make check-deb).  Result lines "ok: NAME"
+# and "FAILED: NAME"; a package build that fails is one failure.
+run_deb() {
+    local log=$LOGDIR/deb.log p f
+    echo "== deb: Debian packages through ovs-ctl (make deb, make check-deb)"
+    if bash "$TOP/scripts/deb.sh" 2>&1 | tee "$log"; then
+        bash "$TOP/scripts/check-deb.sh" 2>&1 | tee -a "$log"
+        p=$(grep -c '^ok: ' "$log")
+        f=$(grep -c '^FAILED: ' "$log")
+        [ $((p + f)) -gt 0 ] || f=1
+    else
+        p=0 f=1
+    fi
+    echo "deb: $p passed, $f failed, 0 skipped"
+    passed=$((passed + p)) failed=$((failed + f))
+}
+
 # One line per skipped test: its title and why.  For a test listed in
 # tests/system-afxdp-skip.txt, the reason given there; for the others, the
 # check that skipped it, as written at the line autotest reports.
@@ -149,6 +168,7 @@ unit) run_unit ;;
 afxdp) run_afxdp ;;
 sanitize) run_sanitize ;;
 kernel) run_kernel ;;
+deb) run_deb ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac
 

@@ -29,17 +29,8 @@ PKGS="debhelper dh-exec dh-python python3-sphinx graphviz python3-netaddr
   architecture-properties python3-all-dev python3-setuptools
   python3-pyparsing python3-sortedcontainers libdbus-1-dev libpcap-dev
   openssl pkgconf iproute2 procps bzip2"
-missing=""
-for p in $PKGS; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null \
-        | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    echo "deb: installing$missing"
-    apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-        --no-install-recommends $missing >/dev/null
-fi
+# shellcheck disable=SC2086
+sh "$TOP/scripts/need-pkgs.sh" deb $PKGS
 
 key="$(git -C "$OVS" rev-parse HEAD) $(sha256sum < "$TOP/patches/debian-bookworm.patch" | cut -c1-16) $VERSION"
 if [ -f "$DEB/key" ] && [ "$(cat "$DEB/key")" = "$key" ] \

@@ -21,17 +21,8 @@ pkg=${2:-}
 
 # What only this check needs: the emulator, the guest's initramfs tools
 # and depmod/modprobe for the kernel package's modules.
-missing=""
-for p in qemu-system-x86 busybox-static cpio kmod; do
-    dpkg-query -W -f='${Status}' "$p" 2>/dev/null \
-        | grep -q "install ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-    echo "kernel-check: installing$missing"
-    apt-get update -q >/dev/null
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-        --no-install-recommends $missing >/dev/null
-fi
+sh "$TOP/scripts/need-pkgs.sh" kernel-check qemu-system-x86 busybox-static \
+    cpio kmod
 
 mkdir -p "$KDIR"
 if [ -z "$pkg" ]; then
