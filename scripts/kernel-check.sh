@@ -49,21 +49,21 @@ fi
 
 # The initramfs: busybox, the modules that reach the shared root, and an
 # init that mounts it and switches to it.
+# (Made anew each run: it takes a second, and follows this script.)
 initrd=$KDIR/initrd-$kver.gz
-if [ ! -e "$initrd" ]; then
-    ird=$KDIR/initramfs
-    rm -rf "$ird"
-    mkdir -p "$ird"/{bin,dev,proc,sys,newroot,mods}
-    cp /bin/busybox "$ird/bin/busybox"
-    : > "$ird/mods/order"
-    for m in $(modprobe -d "$kroot" -S "$kver" --show-depends \
-                   -a virtio_pci 9pnet_virtio 9p | awk '$1 == "insmod" { print $2 }'); do
-        base=$(basename "$m")
-        grep -qx "$base" "$ird/mods/order" && continue
-        cp "$m" "$ird/mods/$base"
-        echo "$base" >> "$ird/mods/order"
-    done
-    cat > "$ird/init" <<'EOF'
+ird=$KDIR/initramfs
+rm -rf "$ird"
+mkdir -p "$ird"/{bin,dev,proc,sys,newroot,mods}
+cp /bin/busybox "$ird/bin/busybox"
+: > "$ird/mods/order"
+for m in $(modprobe -d "$kroot" -S "$kver" --show-depends \
+               -a virtio_pci 9pnet_virtio 9p | awk '$1 == "insmod" { print $2 }'); do
+    base=$(basename "$m")
+    grep -qx "$base" "$ird/mods/order" && continue
+    cp "$m" "$ird/mods/$base"
+    echo "$base" >> "$ird/mods/order"
+done
+cat > "$ird/init" <<'EOF'
 #!/bin/busybox sh
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
@@ -73,14 +73,14 @@ arg() { sed -n "s/.*afxdp\.$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 for m in $(cat /mods/order); do insmod /mods/$m; done
 opts=trans=virtio,version=9p2000.L,msize=262144
 mount -t 9p -o $opts,ro,cache=loose host /newroot
-mount -t 9p -o $opts kernelrun /newroot$(arg run)
+# The one writable share, at a path no tmpfs of the guest covers.
+mount -t 9p -o $opts kernelrun /newroot/mnt
 guest=$(arg guest)
 umount /proc /sys /dev
 exec switch_root /newroot /bin/bash $guest
 EOF
-    chmod +x "$ird/init"
-    (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
-fi
+chmod +x "$ird/init"
+(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
 
 rm -rf "$RUN"
 mkdir -p "$RUN"
@@ -95,7 +95,7 @@ echo "kernel-check: booting $pkg ($kver) under emulation"
 timeout 3000 qemu-system-x86_64 \
     -accel tcg,thread=multi -cpu max -smp 2 -m 4096 \
     -kernel "$kroot/boot/vmlinuz-$kver" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 quiet afxdp.run=$RUN afxdp.guest=$TOP/scripts/kernel-guest.sh" \
+    -append "console=ttyS0 panic=-1 quiet afxdp.guest=$TOP/scripts/kernel-guest.sh" \
     -virtfs local,path=/,mount_tag=host,security_model=none,readonly=on,multidevs=remap \
     -virtfs local,path="$RUN",mount_tag=kernelrun,security_model=none \
     -display none -serial file:"$RUN/console.log" -no-reboot \

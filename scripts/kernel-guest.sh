@@ -1,9 +1,9 @@
 #!/bin/bash
 # PID 1 of kernel-check.sh's guest: the root file system is the host's,
-# read-only, and $RUN (the kernel command line's afxdp.run) is the one
-# writable directory shared with the host.  Mounts what the tests need,
-# runs the series' system tests from the host's build, writes the summary
-# and exit status to $RUN and powers the guest off.
+# read-only, and /mnt is the one writable directory shared with the host
+# (its build/kernel/run).  Mounts what the demo needs, runs it from the
+# host's build with the status checks below, writes the results and exit
+# status to /mnt and powers the guest off.
 set -u
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 
@@ -13,17 +13,17 @@ mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs shm /dev/shm
-for d in /tmp /run /var/tmp /var/log /root; do
-    mount -t tmpfs tmpfs "$d"
-done
+# The only tmpfs: /run (network namespaces live in /run/netns).  The
+# build may be anywhere else, /tmp included, and stays visible.
+mount -t tmpfs tmpfs /run
 mount -t bpf bpf /sys/fs/bpf
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 
-RUN=$(sed -n 's/.*afxdp\.run=\([^ ]*\).*/\1/p' /proc/cmdline)
+RUN=/mnt
 . "$RUN/env"
-export HOME=/root
-WORK=/tmp/kernel-check
-mkdir -p "$WORK"
+WORK=/run/kernel-check
+export HOME=$WORK/home TMPDIR=$WORK/tmp
+mkdir -p "$HOME" "$TMPDIR"
 
 # check RESULT NAME: one result line.
 check() {
