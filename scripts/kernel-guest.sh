@@ -13,14 +13,28 @@ mount -t devtmpfs dev /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts devpts /dev/pts
 mount -t tmpfs shm /dev/shm
-# The only tmpfs: /run (network namespaces live in /run/netns).  The
-# build may be anywhere else, /tmp included, and stays visible.
+# Writable: /run (network namespaces live in /run/netns) and /tmp, below.
 mount -t tmpfs tmpfs /run
 mount -t bpf bpf /sys/fs/bpf
 mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
 
 RUN=/mnt
 . "$RUN/env"
+
+# /tmp must be writable too (glibc's tmpfile(), which ovsdb-server uses,
+# ignores TMPDIR).  A build under /tmp stays visible through a bind mount.
+case $TOP/ in
+/tmp/?*)
+    mkdir -p /run/top
+    mount --bind "$TOP" /run/top
+    mount -t tmpfs tmpfs /tmp
+    mkdir -p "$TOP"
+    mount --bind /run/top "$TOP"
+    ;;
+*)
+    mount -t tmpfs tmpfs /tmp
+    ;;
+esac
 WORK=/run/kernel-check
 export HOME=$WORK/home TMPDIR=$WORK/tmp
 mkdir -p "$HOME" "$TMPDIR"
