@@ -10,7 +10,9 @@
 #   kernel-check.sh OVS_TREE [PACKAGE]
 #
 # PACKAGE is a Debian kernel image package.  The guest runs under
-# software emulation (TCG): KVM guests do not start on this machine.
+# software emulation (TCG): KVM guests do not start on this machine.  A
+# guest that has not finished after 10 minutes (it takes under one) is
+# stopped and counts as one failure.
 set -euo pipefail
 
 OVS=$(cd "${1:?usage: kernel-check.sh OVS_TREE [PACKAGE]}" && pwd)
@@ -92,7 +94,7 @@ KROOT=$kroot
 EOF
 
 echo "kernel-check: booting $pkg ($kver) under emulation"
-timeout 3000 qemu-system-x86_64 \
+timeout 600 qemu-system-x86_64 \
     -accel tcg,thread=multi -cpu max -smp 2 -m 4096 \
     -kernel "$kroot/boot/vmlinuz-$kver" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 quiet afxdp.guest=$TOP/scripts/kernel-guest.sh" \
