@@ -1136,15 +1136,14 @@ slow:
     }
 }
 
-/* Sends 'batch' on tx queue 'txq', whose number is 'qid', and counts what
- * became of its packets, and 'over_mtu' packets the caller dropped.  The
- * caller serializes calls for one queue: a queue's counters have one
- * writer at a time. */
+/* Sends 'batch' on tx queue 'qid' and counts what became of its packets,
+ * and 'over_mtu' packets the caller dropped.  The caller serializes calls
+ * for one queue: a queue's counters have one writer at a time. */
 static void
 afxdp_send__(struct netdev_afxdp *afxdp, int qid,
-             struct netdev_afxdp_txq *txq, struct dp_packet_batch *batch,
-             uint64_t over_mtu)
+             struct dp_packet_batch *batch, uint64_t over_mtu)
 {
+    struct netdev_afxdp_txq *txq = &afxdp->txqs[qid];
     struct afxdp_tx_stats stats;
 
     memset(&stats, 0, sizeof stats);
@@ -1208,10 +1207,10 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     afxdp_drop_over_mtu(afxdp, batch, &over_mtu);
     if (concurrent_txq) {
         ovs_spin_lock(&txq->lock);
-        afxdp_send__(afxdp, qid, txq, batch, over_mtu);
+        afxdp_send__(afxdp, qid, batch, over_mtu);
         ovs_spin_unlock(&txq->lock);
     } else {
-        afxdp_send__(afxdp, qid, txq, batch, over_mtu);
+        afxdp_send__(afxdp, qid, batch, over_mtu);
     }
     return 0;
 }

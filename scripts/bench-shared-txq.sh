@@ -34,64 +34,40 @@ XDPT=$BUILD/xdp-tools
 gcc -O2 -Wall -o "$OUT/afpacket-gen" "$TOP/scripts/bench-afpacket-gen.c"
 
 SANDBOX=$OUT/sandbox-txq
-export OVS_RUNDIR=$SANDBOX OVS_LOGDIR=$SANDBOX OVS_DBDIR=$SANDBOX
-export OVS_SYSCONFDIR=$SANDBOX
-export PATH=$OVS/utilities:$OVS/ovsdb:$OVS/vswitchd:$PATH
+. "$TOP/scripts/ovs-sandbox.sh"
 
-stop_ovs() {
-    for d in ovs-vswitchd ovsdb-server; do
-        [ -f "$SANDBOX/$d.pid" ] && kill "$(cat "$SANDBOX/$d.pid")" 2>/dev/null
-    done
-    for _ in $(seq 50); do
-        pgrep -F "$SANDBOX/ovs-vswitchd.pid" >/dev/null 2>&1 || break
-        sleep 0.1
-    done
-    ip link del ovs-netdev 2>/dev/null || true
-    ip link del br0 2>/dev/null || true
-}
-
+XDP_BENCH_PID=""
 cleanup() {
     pkill -f "$OUT/afpacket-gen" 2>/dev/null || true
-    pkill -f "$XDPT/xdp-bench/xdp-bench drop ssink" 2>/dev/null || true
-    stop_ovs
-    for p in sgen1 sgen2 ssink; do
-        ip link del ovs-$p 2>/dev/null || true
-        ip netns del afxq-$p 2>/dev/null || true
-    done
+    [ -n "$XDP_BENCH_PID" ] && kill "$XDP_BENCH_PID" 2>/dev/null
+    XDP_BENCH_PID=""
+    sandbox_cleanup
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-cleanup
-for p in sgen1 sgen2 ssink; do
-    ip netns add afxq-$p
-    ip link add $p type veth peer name ovs-$p
-    ip link set $p netns afxq-$p
-    ip -n afxq-$p link set $p up
-    ip link set ovs-$p up
-done
-ip -n afxq-ssink link set ssink address $SINK_MAC
-ip netns exec afxq-ssink "$XDPT/xdp-bench/xdp-bench" drop ssink -i 1000 \
-    >/dev/null 2>&1 &
-sleep 1
-
-sink_packets() {
-    ip -n afxq-ssink -s -j link show ssink | python3 -c \
-        'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
+# link_packets NS DEV rx|tx: the packets DEV in NS received or sent.
+link_packets() {
+    ip -n "$1" -s -j link show "$2" | python3 -c \
+        'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["'"$3"'"]["packets"])'
 }
 
 # measure XDP_XMIT: one line "sink-Mpps sent-Mpps cycles-core0 cycles-core1".
 measure() {
     local xmit=$1 before after t0 t1 stats g1 g2
-    rm -rf "$SANDBOX"
-    mkdir -p "$SANDBOX"
-    ovsdb-tool create "$SANDBOX/conf.db" "$OVS/vswitchd/vswitch.ovsschema"
-    ovsdb-server --detach --no-chdir --pidfile --log-file \
-        --remote=punix:"$SANDBOX/db.sock" "$SANDBOX/conf.db"
-    ovs-vsctl --no-wait init -- set Open_vSwitch . \
-        other_config:pmd-cpu-mask=0x3
-    ovs-vswitchd --detach --no-chdir --pidfile --log-file \
-        -vconsole:off -vsyslog:off
+    # A fresh switch and topology each time (ovs-sandbox.sh).
+    sandbox_start
+    ovs-vsctl set Open_vSwitch . other_config:pmd-cpu-mask=0x3
+    sandbox_add_ns afxq-sgen1 sgen1 10.3.1.1/24
+    sandbox_add_ns afxq-sgen2 sgen2 10.3.1.2/24
+    sandbox_add_ns afxq-ssink ssink 10.3.1.3/24
+    ip -n afxq-ssink link set ssink address $SINK_MAC
+    # The sink counts and drops in XDP, which also makes its veth take XDP
+    # frames.
+    ip netns exec afxq-ssink "$XDPT/xdp-bench/xdp-bench" drop ssink \
+        -i 1000 >/dev/null 2>&1 &
+    XDP_BENCH_PID=$!
+    sleep 1
     ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
         -- add-port br0 ovs-sgen1 -- set interface ovs-sgen1 type=afxdp \
                other_config:pmd-rxq-affinity=0:0 \
@@ -111,26 +87,22 @@ measure() {
         $SINK_MAC 1 3600 "$RATE" > "$OUT/txq-gen2" 2>&1 &
     sleep 2
     ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
-    g1=$(ip -n afxq-sgen1 -s -j link show sgen1 | python3 -c \
-        'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["packets"])')
-    g2=$(ip -n afxq-sgen2 -s -j link show sgen2 | python3 -c \
-        'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["packets"])')
+    g1=$(link_packets afxq-sgen1 sgen1 tx)
+    g2=$(link_packets afxq-sgen2 sgen2 tx)
     t0=$(date +%s.%N)
-    before=$(sink_packets)
+    before=$(link_packets afxq-ssink ssink rx)
     sleep "$SECS"
-    after=$(sink_packets)
+    after=$(link_packets afxq-ssink ssink rx)
     t1=$(date +%s.%N)
     stats=$(ovs-appctl dpif-netdev/pmd-stats-show)
-    g1=$(( $(ip -n afxq-sgen1 -s -j link show sgen1 | python3 -c \
-        'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["packets"])') - g1 ))
-    g2=$(( $(ip -n afxq-sgen2 -s -j link show sgen2 | python3 -c \
-        'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["tx"]["packets"])') - g2 ))
+    g1=$(( $(link_packets afxq-sgen1 sgen1 tx) - g1 ))
+    g2=$(( $(link_packets afxq-sgen2 sgen2 tx) - g2 ))
     pkill -f "$OUT/afpacket-gen" 2>/dev/null || true
     sleep 0.5
     printf '%s\n' "$stats" > "$OUT/txq-pmd-stats-xmit-$xmit.txt"
     ovs-appctl afxdp/pool-show > "$OUT/txq-pool-xmit-$xmit.txt" 2>&1 || true
     ovs-vsctl get interface ovs-ssink statistics > "$OUT/txq-sink-stats-xmit-$xmit.txt"
-    stop_ovs
+    cleanup
     python3 - "$t0" "$t1" "$before" "$after" "$g1" "$g2" <<'EOF' "$stats"
 import re, sys
 t0, t1, before, after, g1, g2 = map(float, sys.argv[1:7])

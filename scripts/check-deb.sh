@@ -19,6 +19,9 @@ TCP_BYTES=$((8 * 1024 * 1024))
 WORK=$(mktemp -d)
 passed=0 failed=0
 
+# Only its namespace helpers: the daemons here are the packaged ones.
+. "$TOP/scripts/ovs-sandbox.sh"
+
 check() {    # check NAME COMMAND...: one result line
     local name=$1
     shift
@@ -65,10 +68,7 @@ cleanup() {
     fi
     pkill -x ovs-vswitchd 2>/dev/null
     pkill -x ovsdb-server 2>/dev/null
-    ip link del ovs-debp0 2>/dev/null
-    ip link del ovs-debp1 2>/dev/null
-    ip netns del $NS_A 2>/dev/null
-    ip netns del $NS_B 2>/dev/null
+    sandbox_cleanup             # The namespaces and veths.
     ip link del br0 2>/dev/null
     ip link del ovs-netdev 2>/dev/null
     # Every package that was not there before goes, with its files.
@@ -105,8 +105,9 @@ dpkg-query -W -f='${Package} ${Version}\n' openvswitch-common \
     openvswitch-switch 2>/dev/null
 [ -x "$OVS_CTL" ] || die "ovs-ctl is not installed; log: $(tail -n 20 "$WORK/log")"
 
-# The packaged binaries, not a build tree's.
+# The packaged binaries and their own directories, not a build tree's.
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+unset OVS_RUNDIR OVS_LOGDIR OVS_DBDIR OVS_SYSCONFDIR OVS_PKGDATADIR
 
 # As Debian's init script starts it: root, --mlockall (ovs-ctl's default),
 # no bpffs mounted by anyone for it.
@@ -115,16 +116,8 @@ check "ovs-ctl start" "$OVS_CTL" --system-id=random start
 check "ovs-vswitchd runs with --mlockall" \
     sh -c 'tr "\0" " " < /proc/$(cat /var/run/openvswitch/ovs-vswitchd.pid)/cmdline | grep -q -- --mlockall'
 
-for ns in $NS_A:debp0:10.1.1.1/24 $NS_B:debp1:10.1.1.2/24; do
-    IFS=: read -r n dev addr <<< "$ns"
-    ip netns add "$n"
-    ip link add "$dev" type veth peer name "ovs-$dev"
-    ip link set "$dev" netns "$n"
-    ip -n "$n" addr add "$addr" dev "$dev"
-    ip -n "$n" link set "$dev" up
-    ip -n "$n" link set lo up
-    ip link set "ovs-$dev" up
-done
+sandbox_add_ns $NS_A debp0 10.1.1.1/24
+sandbox_add_ns $NS_B debp1 10.1.1.2/24
 
 ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
     -- add-port br0 ovs-debp0 -- set interface ovs-debp0 type=afxdp \

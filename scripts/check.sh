@@ -111,32 +111,33 @@ run_sanitize() {
 # The series under bookworm's kernel (6.1): its result lines are
 # "ok: NAME" and "FAILED: NAME".
 run_kernel() {
-    local log=$LOGDIR/kernel.log p f
     echo "== kernel: the demo under Debian bookworm's 6.1 kernel (QEMU)"
-    bash "$TOP/scripts/kernel-check.sh" "$OVS" 2>&1 | tee "$log"
-    p=$(grep -c '^ok: ' "$TOP/build/kernel/run/checks" 2>/dev/null)
-    f=$(grep -c '^FAILED: ' "$TOP/build/kernel/run/checks" 2>/dev/null)
-    # A guest that never wrote its results is one failure.
-    [ $((${p:-0} + ${f:-0})) -gt 0 ] || f=1
-    echo "kernel: ${p:-0} passed, ${f:-0} failed, 0 skipped"
-    passed=$((passed + ${p:-0})) failed=$((failed + ${f:-0}))
+    bash "$TOP/scripts/kernel-check.sh" "$OVS" 2>&1 | tee "$LOGDIR/kernel.log"
+    tally_checks kernel "$TOP/build/kernel/run/checks"
 }
 
 # The Debian packages: built (make deb), then installed, run through the
-# packaged ovs-ctl and removed (make check-deb).  Result lines "ok: NAME"
-# and "FAILED: NAME"; a package build that fails is one failure.
+# packaged ovs-ctl and removed (make check-deb).  A package build that
+# fails is one failure.
 run_deb() {
-    local log=$LOGDIR/deb.log p f
+    local log=$LOGDIR/deb.log
     echo "== deb: Debian packages through ovs-ctl (make deb, make check-deb)"
-    if bash "$TOP/scripts/deb.sh" 2>&1 | tee "$log"; then
-        bash "$TOP/scripts/check-deb.sh" 2>&1 | tee -a "$log"
-        p=$(grep -c '^ok: ' "$log")
-        f=$(grep -c '^FAILED: ' "$log")
-        [ $((p + f)) -gt 0 ] || f=1
-    else
-        p=0 f=1
-    fi
-    echo "deb: $p passed, $f failed, 0 skipped"
+    : > "$log"
+    bash "$TOP/scripts/deb.sh" 2>&1 | tee "$log" \
+        && bash "$TOP/scripts/check-deb.sh" 2>&1 | tee -a "$log"
+    tally_checks deb "$log"
+}
+
+# tally_checks NAME FILE: counts FILE's result lines "ok: CHECK" and
+# "FAILED: CHECK"; a FILE without any (a run that stopped before its
+# checks) is one failure.
+tally_checks() {
+    local p f
+    p=$(grep -c '^ok: ' "$2" 2>/dev/null)
+    f=$(grep -c '^FAILED: ' "$2" 2>/dev/null)
+    p=${p:-0} f=${f:-0}
+    [ $((p + f)) -gt 0 ] || f=1
+    echo "$1: $p passed, $f failed, 0 skipped"
     passed=$((passed + p)) failed=$((failed + f))
 }
 

@@ -21,12 +21,15 @@ KDIR=$TOP/build/kernel
 RUN=$KDIR/run
 pkg=${2:-}
 
+# Results of an earlier run must not pass for this one's.
+rm -rf "$RUN"
+mkdir -p "$RUN"
+
 # What only this check needs: the emulator, the guest's initramfs tools
 # and depmod/modprobe for the kernel package's modules.
 sh "$TOP/scripts/need-pkgs.sh" kernel-check qemu-system-x86 busybox-static \
     cpio kmod
 
-mkdir -p "$KDIR"
 if [ -z "$pkg" ]; then
     pkg=$(apt-cache depends linux-image-amd64 \
           | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
@@ -84,8 +87,6 @@ EOF
 chmod +x "$ird/init"
 (cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd"
 
-rm -rf "$RUN"
-mkdir -p "$RUN"
 cat > "$RUN/env" <<EOF
 OVS=$OVS
 TOP=$TOP
