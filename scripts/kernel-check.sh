@@ -30,9 +30,18 @@ mkdir -p "$RUN"
 sh "$TOP/scripts/need-pkgs.sh" kernel-check qemu-system-x86 busybox-static \
     cpio kmod
 
+# The image linux-image-amd64 depends on (apt's lists may be missing on a
+# fresh machine: then they are fetched first).
+default_image() {
+    apt-cache depends linux-image-amd64 2>/dev/null \
+        | awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
+}
 if [ -z "$pkg" ]; then
-    pkg=$(apt-cache depends linux-image-amd64 \
-          | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
+    pkg=$(default_image)
+fi
+if [ -z "$pkg" ]; then
+    apt-get update -q >/dev/null
+    pkg=$(default_image)
 fi
 deb=$(ls "$KDIR"/"$pkg"_*.deb 2>/dev/null | tail -n 1 || true)
 if [ -z "$deb" ]; then
