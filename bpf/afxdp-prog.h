@@ -11,9 +11,15 @@
 
 #include <linux/types.h>
 
-/* Slots of the XSKMAP: one per receive queue, indexed by queue number.
- * Also the largest n_rxq an afxdp port accepts. */
+/* The largest n_rxq an afxdp port accepts. */
 #define AFXDP_MAX_QUEUES 64
+
+/* Slots of the XSKMAP, one per receive queue of the device, indexed by
+ * queue number: as built, room for queues 0 to AFXDP_MAX_QUEUES - 1; user
+ * space enlarges it before loading for a port whose queues start higher
+ * (options:start-queue).  The first queue after the last that an afxdp
+ * port may bind. */
+#define AFXDP_MAX_QUEUE_END 1024
 
 /* Name of the XSKMAP that a program must define, ours or a user's. */
 #define AFXDP_XSKS_MAP_NAME "xsks_map"
@@ -72,6 +78,51 @@ struct afxdp_xmit_ctl {
     __u32 next;                 /* Slot for the next frame of this run. */
     __u32 invalid;              /* Frames dropped: bad slot, ever. */
     __u32 pad[14];              /* One cache line per queue. */
+};
+
+/* Steering (options:pass-to-kernel)
+ * ==================================
+ *
+ * Every built-in program first decides whether a packet is one that the
+ * host's own network stack should have rather than OVS, and passes it on
+ * (XDP_PASS) if so.  'steer_cfg' (one entry) says which kinds of packets
+ * are the kernel's, as AFXDP_STEER_* bits; with none set, nothing is
+ * looked at.
+ *
+ * AFXDP_STEER_LOCAL: untagged IPv4 and IPv6 packets whose destination is
+ * in 'steer_addrs' (the device's own addresses, kept current by user
+ * space), ARP packets whose target is, and IPv6 neighbor solicitations
+ * (without extension headers) for one of them.  IPv4 addresses are
+ * written as IPv4-mapped IPv6 addresses (::ffff:a.b.c.d).
+ *
+ * AFXDP_STEER_RULES: untagged packets that match an entry of 'steer_rules':
+ * { EtherType, 0, 0 } by EtherType alone; { IPv4 or IPv6, protocol, 0 } by
+ * IP protocol; { IPv4 or IPv6, TCP, UDP or SCTP, port } by destination
+ * port (first fragments and unfragmented packets only; IPv6 without
+ * extension headers).  EtherType and port in network byte order. */
+#define AFXDP_STEER_CFG_NAME "steer_cfg"
+#define AFXDP_STEER_ADDRS_NAME "steer_addrs"
+#define AFXDP_STEER_RULES_NAME "steer_rules"
+#define AFXDP_STEER_MAX_ADDRS 256
+#define AFXDP_STEER_MAX_RULES 64
+
+#define AFXDP_STEER_LOCAL 0x1u
+#define AFXDP_STEER_RULES 0x2u
+
+struct afxdp_steer_cfg {
+    __u32 flags;                /* AFXDP_STEER_*. */
+};
+
+struct afxdp_steer_addr {
+    __u8 addr[16];
+};
+
+struct afxdp_steer_rule {
+    __be16 ethertype;
+    __u8 proto;
+    __u8 pad;
+    __be16 port;
+    __u16 pad2;
 };
 
 #endif /* afxdp-prog.h */

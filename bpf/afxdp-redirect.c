@@ -16,9 +16,18 @@
  *
  * afxdp_redirect does neither, and needs nothing newer than the AF_XDP
  * sockets themselves.  User space loads one of the three programs.
+ *
+ * All three first pass to the kernel's stack the packets that steering
+ * gives it (afxdp-prog.h, "Steering").
  */
 
 #include <linux/bpf.h>
+#include <linux/icmpv6.h>
+#include <linux/if_ether.h>
+#include <linux/in.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
 #include "afxdp-prog.h"
@@ -29,6 +38,27 @@ struct {
     __type(key, __u32);
     __type(value, __u32);
 } xsks_map SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct afxdp_steer_cfg);
+} steer_cfg SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, AFXDP_STEER_MAX_ADDRS);
+    __type(key, struct afxdp_steer_addr);
+    __type(value, __u8);
+} steer_addrs SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(max_entries, AFXDP_STEER_MAX_RULES);
+    __type(key, struct afxdp_steer_rule);
+    __type(value, __u8);
+} steer_rules SEC(".maps");
 
 /* Both sized by user space before loading. */
 struct {
@@ -62,9 +92,173 @@ extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
                                     enum xdp_rss_hash_type *rss_type)
     __ksym __weak;
 
+/* Steering. */
+
+/* Whether IPv4 address 'addr' (network byte order) is the device's. */
+static __always_inline int
+local_ipv4(__be32 addr)
+{
+    struct afxdp_steer_addr key = {
+        .addr = { [10] = 0xff, [11] = 0xff },
+    };
+
+    __builtin_memcpy(&key.addr[12], &addr, 4);
+    return bpf_map_lookup_elem(&steer_addrs, &key) != 0;
+}
+
+/* Whether the 16 bytes at 'addr' are one of the device's IPv6 addresses. */
+static __always_inline int
+local_ipv6(const void *addr)
+{
+    struct afxdp_steer_addr key;
+
+    __builtin_memcpy(key.addr, addr, sizeof key.addr);
+    return bpf_map_lookup_elem(&steer_addrs, &key) != 0;
+}
+
+static __always_inline int
+rule(__be16 ethertype, __u8 proto, __be16 port)
+{
+    struct afxdp_steer_rule key = {
+        .ethertype = ethertype,
+        .proto = proto,
+        .port = port,
+    };
+
+    return bpf_map_lookup_elem(&steer_rules, &key) != 0;
+}
+
+/* Whether a packet of EtherType 'type' and IP protocol 'proto', whose
+ * transport header (if known: 'l4' nonnull) starts at 'l4', matches a rule
+ * by protocol or by destination port. */
+static __always_inline int
+rule_l4(__be16 type, __u8 proto, const void *l4, const void *end)
+{
+    if (rule(type, proto, 0)) {
+        return 1;
+    }
+    if (l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
+               || proto == IPPROTO_SCTP)) {
+        /* The destination port is bytes 2 and 3 of all three headers. */
+        const __be16 *ports = l4;
+
+        if ((const void *) (ports + 2) <= end) {
+            return rule(type, proto, ports[1]);
+        }
+    }
+    return 0;
+}
+
+static __always_inline int
+steer_arp(const void *l3, const void *end, __u32 flags)
+{
+    /* ARP for IPv4 over Ethernet.  (linux/if_arp.h needs the C library,
+     * which a BPF program does not have.) */
+    const struct {
+        __be16 hrd;
+        __be16 pro;
+        __u8 hln;
+        __u8 pln;
+        __be16 op;
+        __u8 sha[ETH_ALEN];
+        __be32 spa;
+        __u8 tha[ETH_ALEN];
+        __be32 tpa;
+    } __attribute__((packed)) *arp = l3;
+
+    if (!(flags & AFXDP_STEER_LOCAL) || (const void *) (arp + 1) > end
+        || arp->hrd != bpf_htons(1) || arp->pro != bpf_htons(ETH_P_IP)
+        || arp->hln != ETH_ALEN || arp->pln != 4) {
+        return 0;
+    }
+    return local_ipv4(arp->tpa);
+}
+
+static __always_inline int
+steer_ipv4(const void *l3, const void *end, __u32 flags)
+{
+    const struct iphdr *ip = l3;
+    const void *l4;
+
+    if ((const void *) (ip + 1) > end || ip->ihl < 5) {
+        return 0;
+    }
+    if ((flags & AFXDP_STEER_LOCAL) && local_ipv4(ip->daddr)) {
+        return 1;
+    }
+    if (!(flags & AFXDP_STEER_RULES)) {
+        return 0;
+    }
+    /* Later fragments have no transport header. */
+    l4 = (ip->frag_off & bpf_htons(0x1fff)
+          ? 0 : (const void *) ip + ip->ihl * 4);
+    return rule_l4(bpf_htons(ETH_P_IP), ip->protocol, l4, end);
+}
+
+static __always_inline int
+steer_ipv6(const void *l3, const void *end, __u32 flags)
+{
+    const struct ipv6hdr *ip6 = l3;
+
+    if ((const void *) (ip6 + 1) > end) {
+        return 0;
+    }
+    if (flags & AFXDP_STEER_LOCAL) {
+        const struct {
+            struct icmp6hdr hdr;
+            struct in6_addr target;
+        } *ns = (const void *) (ip6 + 1);
+
+        if (local_ipv6(&ip6->daddr)) {
+            return 1;
+        }
+        /* A neighbor solicitation for one of the device's addresses goes
+         * to a multicast address. */
+        if (ip6->nexthdr == IPPROTO_ICMPV6 && (const void *) (ns + 1) <= end
+            && ns->hdr.icmp6_type == 135 && local_ipv6(&ns->target)) {
+            return 1;
+        }
+    }
+    return ((flags & AFXDP_STEER_RULES)
+            && rule_l4(bpf_htons(ETH_P_IPV6), ip6->nexthdr, ip6 + 1, end));
+}
+
+/* Whether steering gives the packet of 'ctx' to the kernel's stack. */
+static __always_inline int
+steer_to_kernel(struct xdp_md *ctx)
+{
+    const void *data = (void *) (long) ctx->data;
+    const void *end = (void *) (long) ctx->data_end;
+    const struct ethhdr *eth = data;
+    const struct afxdp_steer_cfg *cfg;
+    __u32 zero = 0, flags;
+
+    cfg = bpf_map_lookup_elem(&steer_cfg, &zero);
+    if (!cfg || !cfg->flags || (const void *) (eth + 1) > end) {
+        return 0;
+    }
+    flags = cfg->flags;
+    if ((flags & AFXDP_STEER_RULES) && rule(eth->h_proto, 0, 0)) {
+        return 1;
+    }
+    switch (eth->h_proto) {
+    case bpf_htons(ETH_P_ARP):
+        return steer_arp(eth + 1, end, flags);
+    case bpf_htons(ETH_P_IP):
+        return steer_ipv4(eth + 1, end, flags);
+    case bpf_htons(ETH_P_IPV6):
+        return steer_ipv6(eth + 1, end, flags);
+    }
+    return 0;
+}
+
 static __always_inline int
 redirect(struct xdp_md *ctx)
 {
+    if (steer_to_kernel(ctx)) {
+        return XDP_PASS;
+    }
+
     /* The lower bits of the flags are the action to take when the lookup
      * fails: an unbound queue passes the packet to the stack. */
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);

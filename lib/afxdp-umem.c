@@ -65,6 +65,23 @@ COVERAGE_DEFINE(afxdp_tx_wakeup_error);
 #define AFXDP_UMEM_TX_METADATA_LEN (1 << 2)
 #define AFXDP_XDP_TX_METADATA (1 << 1)
 
+/* Linux 6.17: the most descriptors one copy-mode sendto() sends, 32
+ * before. */
+#define AFXDP_XDP_MAX_TX_SKB_BUDGET 9
+#define AFXDP_TX_BUDGET_DEFAULT 32
+
+/* Linux 5.11 (asm/socket.h may be older): preferred busy polling. */
+#ifndef SO_PREFER_BUSY_POLL
+#define SO_PREFER_BUSY_POLL 69
+#endif
+#ifndef SO_BUSY_POLL_BUDGET
+#define SO_BUSY_POLL_BUDGET 70
+#endif
+
+/* Busy polling's time limit, in microseconds.  A nonblocking call polls
+ * the device's NAPI context once whatever it is, but it must not be 0. */
+#define BUSY_POLL_USECS 20
+
 /* Linux 6.6: multi-buffer.  A socket bound with the flag receives and
  * sends packets larger than a frame as chains of descriptors, each but the
  * last marked "continued". */
@@ -151,6 +168,7 @@ struct afxdp_xsk {
         int fd;
         uint32_t slot;          /* Marks the frames it holds. */
         bool zero_copy;
+        bool busy_poll;         /* The poller drives the device's NAPI. */
         struct umem_region *region;
         uint32_t ring_size;
     );
@@ -1122,6 +1140,42 @@ afxdp_xsk_is_zero_copy(const struct afxdp_xsk *xsk)
     return xsk->zero_copy;
 }
 
+/* Lets one copy-mode transmit call of 'xsk' send up to 'budget'
+ * descriptors, at most its tx ring's size (Linux 6.17).  Returns 0, or a
+ * positive errno: ENOPROTOOPT if the kernel has a fixed budget of 32. */
+int
+afxdp_xsk_set_tx_budget(struct afxdp_xsk *xsk, uint32_t budget)
+{
+    if (budget == AFXDP_TX_BUDGET_DEFAULT) {
+        return 0;               /* Every kernel's. */
+    }
+    return (setsockopt(xsk->fd, SOL_XDP, AFXDP_XDP_MAX_TX_SKB_BUDGET,
+                       &budget, sizeof budget)
+            ? errno : 0);
+}
+
+/* Turns preferred busy polling on for 'xsk': its poller runs the device's
+ * NAPI poll, 'budget' packets at most each time, from its receive and
+ * transmit calls.  Returns 0, or a positive errno (ENOPROTOOPT: a kernel
+ * before 5.11; EPERM: no CAP_NET_ADMIN). */
+int
+afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, uint32_t budget)
+{
+    int usecs = BUSY_POLL_USECS;
+    int prefer = 1;
+
+    if (setsockopt(xsk->fd, SOL_SOCKET, SO_PREFER_BUSY_POLL, &prefer,
+                   sizeof prefer)
+        || setsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL, &usecs,
+                      sizeof usecs)
+        || setsockopt(xsk->fd, SOL_SOCKET, SO_BUSY_POLL_BUDGET, &budget,
+                      sizeof budget)) {
+        return errno;
+    }
+    xsk->busy_poll = true;
+    return 0;
+}
+
 /* Reads the kernel's XDP_STATISTICS of 'xsk'.  Returns 0 or a positive
  * errno. */
 int
@@ -1261,7 +1315,9 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     uint32_t n, i;
 
     xsk_refill(xsk, user, RING_BATCH / 2);
-    if (ring_needs_wakeup(&xsk->fill)) {
+    if (xsk->busy_poll || ring_needs_wakeup(&xsk->fill)) {
+        /* With busy polling, the call runs the device's NAPI poll here,
+         * which fills the rx ring. */
         recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
     }
 
@@ -1394,7 +1450,7 @@ xsk_kick_tx(struct afxdp_xsk *xsk)
      * most a small budget of descriptors per call (32 before Linux 6.17's
      * XDP_MAX_TX_SKB_BUDGET): it says EAGAIN while some are left.  A batch
      * of packets in chained frames takes several calls. */
-    if (xsk->zero_copy && !ring_needs_wakeup(&xsk->tx)) {
+    if (xsk->zero_copy && !xsk->busy_poll && !ring_needs_wakeup(&xsk->tx)) {
         return;
     }
     for (int i = 0; i < TX_KICKS_MAX; i++) {

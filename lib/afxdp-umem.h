@@ -79,6 +79,9 @@
  *       Any thread; serialized by an internal mutex.  A socket must not be
  *       used by another thread while it is destroyed.
  *
+ *   afxdp_xsk_set_tx_budget(), afxdp_xsk_set_busy_poll()
+ *       The thread that created the socket, before others use it.
+ *
  *   afxdp_xsk_recv()
  *       One thread at a time per socket (the rxq's poller).
  *
@@ -169,6 +172,8 @@ bool afxdp_xsk_is_zero_copy(const struct afxdp_xsk *);
 bool afxdp_xsk_has_tx_meta(const struct afxdp_xsk *);
 bool afxdp_xsk_has_sg(const struct afxdp_xsk *);
 int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
+int afxdp_xsk_set_tx_budget(struct afxdp_xsk *, uint32_t budget);
+int afxdp_xsk_set_busy_poll(struct afxdp_xsk *, uint32_t budget);
 
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
                    bool rx_meta, uint32_t max_len, int *qfill,

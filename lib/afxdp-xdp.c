@@ -22,6 +22,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
+#include <netinet/in.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -71,6 +72,7 @@ static const unsigned char afxdp_redirect_obj[] = {
 struct afxdp_xdp {
     struct bpf_object *obj;
     int map_fd;                 /* 'xsks_map'. */
+    uint32_t first_queue;       /* Its key for the port's queue 0. */
     int link_fd;                /* Attachment; closing it detaches. */
     uint32_t prog_id;
     bool rx_hash;               /* The hash program is the one attached. */
@@ -86,6 +88,10 @@ struct afxdp_xdp {
     struct afxdp_xmit_ctl *xmit_ctl;        /* Map 'xmit_ctl', mapped. */
     size_t xmit_ctl_size;
     const char *xmit_status;    /* NULL if usable, otherwise why not. */
+
+    /* Steering: the addresses in 'steer_addrs', as last set. */
+    struct in6_addr *steer_addrs;
+    size_t n_steer_addrs;
 };
 
 static const char *afxdp_xdp_map_xmit(struct afxdp_xdp *);
@@ -328,13 +334,15 @@ afxdp_xdp_probe_zero_copy(int ifindex)
 
 /* Finds the XDP program and the XSKMAP of 'obj' and loads it into the
  * kernel.  In our own object ('path' null) the program is the one named
- * 'prog_name', bound to device 'ifindex' if that is nonzero, and its XDP
- * transmit maps get room for 'n_queues' queues; in a user's, the first XDP
- * program. */
+ * 'prog_name', bound to device 'ifindex' if that is nonzero, its XDP
+ * transmit maps get room for 'n_xmit' queues, and its XSKMAP for queues up
+ * to 'queue_end'; in a user's, the first XDP program, whose XSKMAP must
+ * have that room. */
 static int
 afxdp_xdp_load(struct bpf_object *obj, const char *path,
-               const char *prog_name, int ifindex, uint32_t n_queues,
-               struct bpf_program **progp, int *map_fd, char **errp)
+               const char *prog_name, int ifindex, uint32_t n_xmit,
+               uint32_t queue_end, struct bpf_program **progp, int *map_fd,
+               char **errp)
 {
     const char *name = path ? path : "afxdp-redirect";
     struct bpf_program *prog = NULL, *p;
@@ -370,14 +378,14 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
                                       | BPF_F_XDP_HAS_FRAGS));
     }
 
-    if (!path && n_queues) {
+    if (!path && n_xmit) {
         map = bpf_object__find_map_by_name(obj, AFXDP_XMIT_SLOTS_NAME);
         if (map) {
-            bpf_map__set_max_entries(map, n_queues * AFXDP_XMIT_BURST);
+            bpf_map__set_max_entries(map, n_xmit * AFXDP_XMIT_BURST);
         }
         map = bpf_object__find_map_by_name(obj, AFXDP_XMIT_CTL_NAME);
         if (map) {
-            bpf_map__set_max_entries(map, n_queues);
+            bpf_map__set_max_entries(map, n_xmit);
         }
     }
 
@@ -386,6 +394,16 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
         *errp = xasprintf("%s does not define an XSKMAP named '%s'",
                           name, AFXDP_XSKS_MAP_NAME);
         return EINVAL;
+    }
+    if (bpf_map__max_entries(map) < queue_end) {
+        if (path) {
+            *errp = xasprintf("the XSKMAP '%s' of %s has %"PRIu32" entries, "
+                              "too few for queue %"PRIu32,
+                              AFXDP_XSKS_MAP_NAME, name,
+                              bpf_map__max_entries(map), queue_end - 1);
+            return EINVAL;
+        }
+        bpf_map__set_max_entries(map, queue_end);
     }
 
     error = bpf_object__load(obj);
@@ -404,22 +422,43 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
 struct afxdp_xdp_target {
     const char *ifname;
     int ifindex;
-    const char *path;           /* A user's object file, or NULL. */
-    enum afxdp_xdp_attach attach;
+    const struct afxdp_xdp_config *cfg;
 };
 
-/* Opens the object file 't->path' (our own if NULL), loads its program
- * 'prog_name' (see afxdp_xdp_load()), bound to the device if
- * 'bind_to_device', with XDP transmit maps for 'n_queues' queues if
- * nonzero, and attaches it to the device through a bpf_link.  On success
- * stores the object, the program's fd and id (0 if unknown), the XSKMAP's
- * and the link's fds in 'xdp' and returns 0; on failure returns a positive
- * errno with an explanation in '*errp', having released everything. */
+/* Writes steering flags 'flags' into our program's 'steer_cfg'.  Returns 0
+ * or a positive errno with an explanation in '*errp'. */
+static int
+afxdp_xdp_set_steer(struct bpf_object *obj, const char *ifname,
+                    uint32_t flags, char **errp)
+{
+    struct bpf_map *map = bpf_object__find_map_by_name(obj,
+                                                       AFXDP_STEER_CFG_NAME);
+    struct afxdp_steer_cfg cfg = { .flags = flags };
+    uint32_t zero = 0;
+    int error;
+
+    error = (!map ? ENOENT
+             : -bpf_map_update_elem(bpf_map__fd(map), &zero, &cfg, BPF_ANY));
+    if (error) {
+        *errp = xasprintf("%s: cannot set up steering (%s)", ifname,
+                          ovs_strerror(error));
+    }
+    return error;
+}
+
+/* Opens the object file 't->cfg->path' (our own if NULL), loads its
+ * program 'prog_name' (see afxdp_xdp_load()), bound to the device if
+ * 'bind_to_device', with XDP transmit maps if 'xmit', sets its steering
+ * up, and attaches it to the device through a bpf_link.  On success stores
+ * the object, the program's fd and id (0 if unknown), the XSKMAP's and the
+ * link's fds in 'xdp' and returns 0; on failure returns a positive errno
+ * with an explanation in '*errp', having released everything. */
 static int
 afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
-                  bool bind_to_device, uint32_t n_queues,
-                  struct afxdp_xdp *xdp, char **errp)
+                  bool bind_to_device, bool xmit, struct afxdp_xdp *xdp,
+                  char **errp)
 {
+    const struct afxdp_xdp_config *cfg = t->cfg;
     LIBBPF_OPTS(bpf_link_create_opts, opts);
     struct bpf_prog_info info;
     uint32_t info_len = sizeof info;
@@ -428,15 +467,20 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
     int map_fd, link_fd = -1;
     int error;
 
-    obj = afxdp_xdp_open(t->path, errp);
+    obj = afxdp_xdp_open(cfg->path, errp);
     if (!obj) {
         return EINVAL;
     }
-    error = afxdp_xdp_load(obj, t->path, prog_name,
-                           bind_to_device ? t->ifindex : 0, n_queues, &prog,
-                           &map_fd, errp);
+    error = afxdp_xdp_load(obj, cfg->path, prog_name,
+                           bind_to_device ? t->ifindex : 0,
+                           xmit ? cfg->n_queues : 0,
+                           cfg->first_queue + cfg->n_queues, &prog, &map_fd,
+                           errp);
+    if (!error && cfg->steer) {
+        error = afxdp_xdp_set_steer(obj, t->ifname, cfg->steer, errp);
+    }
     if (!error) {
-        opts.flags = (t->attach == AFXDP_XDP_NATIVE
+        opts.flags = (cfg->attach == AFXDP_XDP_NATIVE
                       ? XDP_FLAGS_DRV_MODE : XDP_FLAGS_SKB_MODE);
         link_fd = bpf_link_create(bpf_program__fd(prog), t->ifindex,
                                   BPF_XDP, &opts);
@@ -444,7 +488,7 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
             error = -link_fd;
             *errp = xasprintf("cannot attach XDP program to %s in %s mode "
                               "(%s)", t->ifname,
-                              afxdp_xdp_attach_name(t->attach),
+                              afxdp_xdp_attach_name(cfg->attach),
                               ovs_strerror(error));
         }
     }
@@ -461,32 +505,35 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
     xdp->prog_fd = bpf_program__fd(prog);
     xdp->map_fd = map_fd;
     xdp->link_fd = link_fd;
+    xdp->first_queue = cfg->first_queue;
     return 0;
 }
 
-/* Loads the XDP program from the object file 'path' (our own if NULL) and
- * attaches it to 'ifname' (whose index is 'ifindex') in mode 'attach'
- * through a bpf_link.  With our own program, 'rx_hash' asks for the one
- * that passes the device's RX hash, where the device supports it, and
- * 'xmit' for XDP transmit on 'n_queues' queues, which takes precedence
+/* Loads the XDP program from the object file 'cfg->path' (our own if
+ * NULL) and attaches it to 'ifname' (whose index is 'ifindex') in mode
+ * 'cfg->attach' through a bpf_link.  With our own program, 'cfg->rx_hash'
+ * asks for the one that passes the device's RX hash, where the device
+ * supports it, and 'cfg->xmit' for XDP transmit, which takes precedence
  * over the RX hash on a device without zero-copy AF_XDP that takes XDP
  * frames.  On success stores it in '*xdpp' and returns 0.  On failure
  * returns a positive errno, stores an explanation in '*errp' (to be freed
  * by the caller), and leaves the interface as it was. */
 int
-afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                 enum afxdp_xdp_attach attach, bool rx_hash, bool xmit,
-                 uint32_t n_queues, struct afxdp_xdp **xdpp, char **errp)
+afxdp_xdp_attach(const char *ifname, int ifindex,
+                 const struct afxdp_xdp_config *cfg,
+                 struct afxdp_xdp **xdpp, char **errp)
 {
     const struct afxdp_xdp_target t = {
         .ifname = ifname,
         .ifindex = ifindex,
-        .path = path,
-        .attach = attach,
+        .cfg = cfg,
     };
+    const char *path = cfg->path;
+    enum afxdp_xdp_attach attach = cfg->attach;
+    bool rx_hash = cfg->rx_hash;
     const char *hash_status = "off";
     const char *hash_reason = NULL;
-    const char *xmit_status = (!xmit ? "off"
+    const char *xmit_status = (!cfg->xmit ? "off"
                                : path ? "xdp-program is set"
                                : attach != AFXDP_XDP_NATIVE ? "generic mode"
                                : NULL);
@@ -497,6 +544,11 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
 
     afxdp_xdp_init();
     *xdpp = NULL;
+    if (path && cfg->steer) {
+        *errp = xasprintf("%s: steering needs the built-in XDP program",
+                          ifname);
+        return EINVAL;
+    }
 
     error = afxdp_xdp_query(ifindex, &prog_id);
     if (error) {
@@ -530,7 +582,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
     if (rx_hash) {
         /* A kernel or libbpf that cannot load or attach the program bound
          * to the device gets the plain one. */
-        if (afxdp_xdp_install(&t, AFXDP_PROG_HASH_NAME, true, 0, xdp,
+        if (afxdp_xdp_install(&t, AFXDP_PROG_HASH_NAME, true, false, xdp,
                               &hash_error)) {
             rx_hash = false;
             hash_status = "unavailable";
@@ -543,8 +595,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
          * that refuses it gets the plain one. */
         char *xmit_error = NULL;
 
-        if (afxdp_xdp_install(&t, AFXDP_PROG_XMIT_NAME, false, n_queues,
-                              xdp, &xmit_error)) {
+        if (afxdp_xdp_install(&t, AFXDP_PROG_XMIT_NAME, false, true, xdp,
+                              &xmit_error)) {
             VLOG_INFO("%s: XDP transmit unavailable: %s", ifname,
                       xmit_error);
             free(xmit_error);
@@ -552,8 +604,8 @@ afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
         }
     }
     if (!rx_hash && xmit_status) {
-        error = afxdp_xdp_install(&t, AFXDP_PROG_PLAIN_NAME, false, 0, xdp,
-                                  errp);
+        error = afxdp_xdp_install(&t, AFXDP_PROG_PLAIN_NAME, false, false,
+                                  xdp, errp);
         if (error) {
             free(hash_error);
             free(xdp);
@@ -636,25 +688,121 @@ afxdp_xdp_detach(struct afxdp_xdp *xdp)
         close(xdp->link_fd);
         bpf_object__close(xdp->obj);
         free(xdp->rx_hash_status);
+        free(xdp->steer_addrs);
         free(xdp);
     }
 }
 
-/* Steers the packets of receive queue 'queue' to the AF_XDP socket 'fd'.
- * Returns 0 or a positive errno. */
+/* Steers the packets of the port's receive queue 'queue' to the AF_XDP
+ * socket 'fd'.  Returns 0 or a positive errno. */
 int
 afxdp_xdp_set_socket(struct afxdp_xdp *xdp, uint32_t queue, int fd)
 {
-    int error = bpf_map_update_elem(xdp->map_fd, &queue, &fd, BPF_ANY);
+    uint32_t key = xdp->first_queue + queue;
+    int error = bpf_map_update_elem(xdp->map_fd, &key, &fd, BPF_ANY);
 
     return error ? -error : 0;
 }
 
-/* Lets the packets of receive queue 'queue' go to the kernel's stack. */
+/* Lets the packets of the port's receive queue 'queue' go to the kernel's
+ * stack. */
 void
 afxdp_xdp_clear_socket(struct afxdp_xdp *xdp, uint32_t queue)
 {
-    bpf_map_delete_elem(xdp->map_fd, &queue);
+    uint32_t key = xdp->first_queue + queue;
+
+    bpf_map_delete_elem(xdp->map_fd, &key);
+}
+
+static int
+afxdp_xdp_steer_map(const struct afxdp_xdp *xdp, const char *name)
+{
+    struct bpf_map *map = bpf_object__find_map_by_name(xdp->obj, name);
+
+    return map ? bpf_map__fd(map) : -1;
+}
+
+/* Gives the kernel's stack the packets that match one of the 'n' 'rules'
+ * (with AFXDP_STEER_RULES set up by afxdp_xdp_attach()).  Called once, on
+ * a program just attached.  Returns 0 or a positive errno. */
+int
+afxdp_xdp_steer_rules(struct afxdp_xdp *xdp,
+                      const struct afxdp_steer_rule *rules, size_t n)
+{
+    int fd = afxdp_xdp_steer_map(xdp, AFXDP_STEER_RULES_NAME);
+    const uint8_t one = 1;
+
+    for (size_t i = 0; i < n; i++) {
+        if (fd < 0 || bpf_map_update_elem(fd, &rules[i], &one, BPF_ANY)) {
+            return fd < 0 ? ENOENT : errno;
+        }
+    }
+    return 0;
+}
+
+static bool
+afxdp_addr_in(const struct in6_addr *addr, const struct in6_addr *addrs,
+              size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!memcmp(addr, &addrs[i], sizeof *addr)) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Makes the device's own addresses, for steering (AFXDP_STEER_LOCAL), the
+ * 'n' in 'addrs' (IPv4 ones mapped), at most AFXDP_STEER_MAX_ADDRS of
+ * them.  New ones are added before old ones are removed, so that an
+ * address that stays is never missing.  Sets '*changed' if the set
+ * differs from the last one.  Returns 0 or a positive errno. */
+int
+afxdp_xdp_steer_addrs(struct afxdp_xdp *xdp, const struct in6_addr *addrs,
+                      size_t n, bool *changed)
+{
+    int fd = afxdp_xdp_steer_map(xdp, AFXDP_STEER_ADDRS_NAME);
+    struct in6_addr *in_map;
+    const uint8_t one = 1;
+    size_t n_in_map = 0;
+    int error = 0;
+
+    *changed = false;
+    if (fd < 0) {
+        return ENOENT;
+    }
+    n = MIN(n, AFXDP_STEER_MAX_ADDRS);
+    in_map = xmalloc(MAX(n, 1) * sizeof *in_map);
+    for (size_t i = 0; i < n; i++) {
+        if (afxdp_addr_in(&addrs[i], in_map, n_in_map)) {
+            continue;           /* Listed twice. */
+        }
+        if (!afxdp_addr_in(&addrs[i], xdp->steer_addrs, xdp->n_steer_addrs)) {
+            *changed = true;
+            if (bpf_map_update_elem(fd, &addrs[i], &one, BPF_ANY)) {
+                error = errno;
+                continue;       /* Tried again next time. */
+            }
+        }
+        in_map[n_in_map++] = addrs[i];
+    }
+    for (size_t i = 0; i < xdp->n_steer_addrs; i++) {
+        if (!afxdp_addr_in(&xdp->steer_addrs[i], in_map, n_in_map)) {
+            *changed = true;
+            bpf_map_delete_elem(fd, &xdp->steer_addrs[i]);
+        }
+    }
+    free(xdp->steer_addrs);
+    xdp->steer_addrs = in_map;
+    xdp->n_steer_addrs = n_in_map;
+    return error;
+}
+
+/* The number of the device's own addresses that steering knows. */
+size_t
+afxdp_xdp_n_steer_addrs(const struct afxdp_xdp *xdp)
+{
+    return xdp->n_steer_addrs;
 }
 
 uint32_t

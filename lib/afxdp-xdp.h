@@ -18,6 +18,7 @@
 #define AFXDP_XDP_H 1
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /*
@@ -44,6 +45,23 @@
  * device's hash in front of each packet (struct afxdp_rx_meta) is loaded,
  * bound to the device.  Otherwise the plain one is, and
  * afxdp_xdp_rx_hash_status() says why.
+ *
+ * Queues
+ * ======
+ *
+ * A port's sockets are bound to 'n_queues' consecutive receive queues of
+ * the device from 'first_queue' on; the packets of the device's other
+ * queues find no socket in the XSKMAP and go to the kernel's stack.  The
+ * functions below that take a queue take the port's own numbering, from 0
+ * to n_queues - 1.
+ *
+ * Steering
+ * ========
+ *
+ * Our programs can also give the kernel's stack some of the packets of
+ * the queues that have a socket (bpf/afxdp-prog.h, "Steering"): those for
+ * the device's own addresses, which afxdp_xdp_steer_addrs() keeps
+ * current, and those that match afxdp_xdp_steer_rules().
  *
  * XDP transmit
  * ============
@@ -76,14 +94,32 @@ enum afxdp_xdp_attach {
     AFXDP_XDP_GENERIC,          /* In the stack (XDP_FLAGS_SKB_MODE). */
 };
 
+struct afxdp_steer_rule;
 struct afxdp_xdp;
 struct dp_packet_batch;
+struct in6_addr;
 
-int afxdp_xdp_attach(const char *ifname, int ifindex, const char *path,
-                     enum afxdp_xdp_attach, bool rx_hash, bool xmit,
-                     uint32_t n_queues,
+/* What afxdp_xdp_attach() installs. */
+struct afxdp_xdp_config {
+    const char *path;           /* A user's object file, or NULL: ours. */
+    enum afxdp_xdp_attach attach;
+    bool rx_hash;               /* The device's RX hash, where it has one. */
+    bool xmit;                  /* XDP transmit, where possible. */
+    uint32_t first_queue;       /* The device's queue for the port's 0. */
+    uint32_t n_queues;
+    uint32_t steer;             /* AFXDP_STEER_* bits; ours only. */
+};
+
+int afxdp_xdp_attach(const char *ifname, int ifindex,
+                     const struct afxdp_xdp_config *,
                      struct afxdp_xdp **, char **errp);
 void afxdp_xdp_detach(struct afxdp_xdp *);
+
+int afxdp_xdp_steer_rules(struct afxdp_xdp *, const struct afxdp_steer_rule *,
+                          size_t n);
+int afxdp_xdp_steer_addrs(struct afxdp_xdp *, const struct in6_addr *,
+                          size_t n, bool *changed);
+size_t afxdp_xdp_n_steer_addrs(const struct afxdp_xdp *);
 
 int afxdp_xdp_set_socket(struct afxdp_xdp *, uint32_t queue, int fd);
 void afxdp_xdp_clear_socket(struct afxdp_xdp *, uint32_t queue);

@@ -20,6 +20,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <netinet/in.h>
 #include <linux/ethtool.h>
 #include <linux/if_xdp.h>
 #include <linux/sockios.h>
@@ -69,8 +70,23 @@ static const char *const afxdp_mode_names[] = {
 /* The options an afxdp interface takes; any other is refused, so that a
  * typo does not pass for a default. */
 static const char *const afxdp_option_names[] = {
-    "n_rxq", "xdp-mode", "ring-size", "rx-hash", "xdp-xmit",
-    "rx-csum-partial", "tx-csum-offload", "xdp-program",
+    "n_rxq", "start-queue", "xdp-mode", "ring-size", "rx-hash", "xdp-xmit",
+    "rx-csum-partial", "tx-csum-offload", "xdp-program", "busy-poll",
+    "busy-poll-budget", "tx-budget", "pass-to-kernel",
+};
+
+/* options:busy-poll-budget: default and largest. */
+#define AFXDP_BUSY_POLL_BUDGET 64
+#define AFXDP_BUSY_POLL_BUDGET_MAX 1024
+
+/* options:tx-budget: what every kernel does, and the smallest allowed. */
+#define AFXDP_TX_BUDGET_MIN 32
+
+/* options:pass-to-kernel, parsed. */
+struct afxdp_steer {
+    uint32_t flags;                     /* AFXDP_STEER_*. */
+    size_t n_rules;
+    struct afxdp_steer_rule rules[AFXDP_STEER_MAX_RULES];
 };
 
 /* options:rx-csum-partial. */
@@ -125,13 +141,15 @@ struct netdev_afxdp_txq {
 
 /* How often the main thread asks the kernel whether the device of a port
  * that may use XDP transmit takes XDP frames (for veth, it depends on the
- * peer). */
-#define AFXDP_XMIT_RECHECK_MS 1000
+ * peer), and brings the device's addresses up to date in the program of a
+ * port that steers packets for them to the kernel. */
+#define AFXDP_RECHECK_MS 1000
 
-/* Ports that may use XDP transmit, and when the main thread next asks
- * about their devices (main thread only). */
-static struct atomic_count afxdp_n_xmit_ports = ATOMIC_COUNT_INIT(0);
-static long long int afxdp_xmit_next_check = LLONG_MIN;
+/* Ports that may use XDP transmit or steer packets for the device's own
+ * addresses, and when the main thread next asks about their devices (main
+ * thread only). */
+static struct atomic_count afxdp_n_watched_ports = ATOMIC_COUNT_INIT(0);
+static long long int afxdp_next_check = LLONG_MIN;
 
 /* An afxdp port.
  *
@@ -162,6 +180,7 @@ static long long int afxdp_xmit_next_check = LLONG_MIN;
 struct netdev_afxdp {
     /* Set by set_config(), applied by reconfigure(). */
     int requested_n_rxq OVS_GUARDED;
+    int requested_start_queue OVS_GUARDED;
     enum afxdp_mode requested_mode OVS_GUARDED;
     char *requested_program OVS_GUARDED;        /* NULL: built-in. */
     uint32_t requested_ring_size OVS_GUARDED;
@@ -169,12 +188,18 @@ struct netdev_afxdp {
     bool requested_xdp_xmit OVS_GUARDED;
     enum afxdp_rx_csum requested_rx_csum OVS_GUARDED;
     bool requested_tx_csum OVS_GUARDED;
+    bool requested_busy_poll OVS_GUARDED;
+    int requested_busy_poll_budget OVS_GUARDED;
+    int requested_tx_budget OVS_GUARDED;        /* 0: the ring size. */
+    char *requested_pass OVS_GUARDED;           /* NULL: none. */
+    struct afxdp_steer *requested_steer OVS_GUARDED;
     int requested_mtu OVS_GUARDED;      /* The device's, as last known. */
 
     /* In effect.  'n_queues' is 0 while the port is not set up, and then
      * 'error' may say why. */
     int n_queues;
     char *error OVS_GUARDED;
+    int start_queue;
     enum afxdp_mode mode;
     char *program OVS_GUARDED;
     uint32_t ring_size;
@@ -193,6 +218,14 @@ struct netdev_afxdp {
     enum afxdp_xdp_attach attach;
     bool zero_copy;
     bool multi_buffer;          /* Every socket carries jumbo packets. */
+    bool busy_poll;             /* As requested. */
+    int busy_poll_budget;
+    char *busy_poll_status OVS_GUARDED;
+    int tx_budget;              /* As requested. */
+    char *tx_budget_status OVS_GUARDED;
+    char *pass OVS_GUARDED;     /* As requested. */
+    bool steer_local;           /* Steers for the device's addresses. */
+    bool watched;               /* Counted in afxdp_n_watched_ports. */
     bool kernel_counts_xsk_drops;       /* In the device's rx_dropped. */
     struct afxdp_xdp *xdp;
     struct afxdp_xsk **xsks;            /* [n_queues]. */
@@ -316,6 +349,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     afxdp = xzalloc(sizeof *afxdp);
     ovs_mutex_lock(&dev->mutex);
     afxdp->requested_n_rxq = 1;
+    afxdp->requested_busy_poll_budget = AFXDP_BUSY_POLL_BUDGET;
     afxdp->requested_mode = AFXDP_MODE_BEST_EFFORT;
     afxdp->requested_ring_size = AFXDP_RING_SIZE;
     afxdp->requested_rx_hash = true;
@@ -350,10 +384,12 @@ afxdp_teardown(struct netdev_linux *dev)
         afxdp_xdp_clear_socket(afxdp->xdp, i);
     }
     atomic_store_relaxed(&afxdp->xmit_on, false);
-    if (afxdp->xmit_possible) {
-        atomic_count_dec(&afxdp_n_xmit_ports);
+    if (afxdp->watched) {
+        atomic_count_dec(&afxdp_n_watched_ports);
     }
+    afxdp->watched = false;
     afxdp->xmit_possible = false;
+    afxdp->steer_local = false;
     afxdp->rx_partial = false;
     afxdp->tx_csum_meta = false;
     afxdp_xdp_detach(afxdp->xdp);
@@ -369,6 +405,12 @@ afxdp_teardown(struct netdev_linux *dev)
     afxdp->n_queues = 0;
     free(afxdp->program);
     afxdp->program = NULL;
+    free(afxdp->pass);
+    afxdp->pass = NULL;
+    free(afxdp->busy_poll_status);
+    afxdp->busy_poll_status = NULL;
+    free(afxdp->tx_budget_status);
+    afxdp->tx_budget_status = NULL;
 }
 
 void
@@ -381,6 +423,8 @@ netdev_afxdp_destruct(struct netdev *netdev)
     afxdp_teardown(dev);
     free(afxdp->error);
     free(afxdp->requested_program);
+    free(afxdp->requested_pass);
+    free(afxdp->requested_steer);
     free(afxdp);
     dev->afxdp = NULL;
     ovs_mutex_unlock(&dev->mutex);
@@ -520,6 +564,133 @@ afxdp_parse_rx_csum(const struct netdev *netdev, const struct smap *args,
     return EINVAL;
 }
 
+/* Adds a steering rule for EtherType 'type', IP protocol 'proto' and
+ * destination port 'port' (host byte order; 0 for any) to 'steer'.
+ * Returns false if there are too many. */
+static bool
+afxdp_steer_add(struct afxdp_steer *steer, uint16_t type, uint8_t proto,
+                uint16_t port)
+{
+    if (steer->n_rules >= AFXDP_STEER_MAX_RULES) {
+        return false;
+    }
+    steer->rules[steer->n_rules++] = (struct afxdp_steer_rule) {
+        .ethertype = htons(type),
+        .proto = proto,
+        .port = htons(port),
+    };
+    steer->flags |= AFXDP_STEER_RULES;
+    return true;
+}
+
+/* Parses one item of options:pass-to-kernel into 'steer'.  Returns false
+ * if it is not one. */
+static bool
+afxdp_parse_pass_item(const char *item, struct afxdp_steer *steer,
+                      bool *too_many)
+{
+    static const struct {
+        const char *name;
+        uint8_t proto;
+        bool ports;
+        bool ipv4, ipv6;
+    } protos[] = {
+        { "tcp", IPPROTO_TCP, true, true, true },
+        { "udp", IPPROTO_UDP, true, true, true },
+        { "sctp", IPPROTO_SCTP, true, true, true },
+        { "icmp", IPPROTO_ICMP, false, true, false },
+        { "icmpv6", IPPROTO_ICMPV6, false, false, true },
+        { "proto", 0, false, true, true },
+    };
+    const char *colon = strchr(item, ':');
+    size_t len = colon ? colon - item : strlen(item);
+    unsigned int value;
+
+    *too_many = false;
+    if (!strcmp(item, "local")) {
+        steer->flags |= AFXDP_STEER_LOCAL;
+        return true;
+    }
+    if (!strncmp(item, "0x", 2)) {
+        if (str_to_uint(item, 16, &value)
+            && value >= ETH_TYPE_MIN && value <= UINT16_MAX) {
+            *too_many = !afxdp_steer_add(steer, value, 0, 0);
+            return true;
+        }
+        return false;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(protos); i++) {
+        uint8_t proto = protos[i].proto;
+        uint16_t port = 0;
+
+        if (strlen(protos[i].name) != len
+            || strncmp(item, protos[i].name, len)) {
+            continue;
+        }
+        if (!proto) {
+            /* proto:N, any IP protocol by number. */
+            if (!colon || !str_to_uint(colon + 1, 10, &value)
+                || !value || value > UINT8_MAX) {
+                return false;
+            }
+            proto = value;
+        } else if (colon) {
+            if (!protos[i].ports || !str_to_uint(colon + 1, 10, &value)
+                || !value || value > UINT16_MAX) {
+                return false;
+            }
+            port = value;
+        }
+        *too_many = ((protos[i].ipv4
+                      && !afxdp_steer_add(steer, ETH_TYPE_IP, proto, port))
+                     || (protos[i].ipv6
+                         && !afxdp_steer_add(steer, ETH_TYPE_IPV6, proto,
+                                             port)));
+        return true;
+    }
+    return false;
+}
+
+/* Parses options:pass-to-kernel value 's' into a new '*steerp'.  Returns 0,
+ * or EINVAL with an explanation in '*errp'. */
+static int
+afxdp_parse_pass(const struct netdev *netdev, const char *s,
+                 struct afxdp_steer **steerp, char **errp)
+{
+    struct afxdp_steer *steer = xzalloc(sizeof *steer);
+    char *copy = xstrdup(s);
+    char *save_ptr = NULL;
+    int error = 0;
+
+    for (char *item = strtok_r(copy, ", ", &save_ptr); item;
+         item = strtok_r(NULL, ", ", &save_ptr)) {
+        bool too_many;
+
+        if (!afxdp_parse_pass_item(item, steer, &too_many)) {
+            *errp = xasprintf("%s: invalid pass-to-kernel item '%s': "
+                              "expected local, an EtherType (0x88cc), tcp, "
+                              "udp or sctp with an optional :PORT, icmp, "
+                              "icmpv6 or proto:NUMBER",
+                              netdev_get_name(netdev), item);
+            error = EINVAL;
+            break;
+        } else if (too_many) {
+            *errp = xasprintf("%s: pass-to-kernel has more than %d rules",
+                              netdev_get_name(netdev),
+                              AFXDP_STEER_MAX_RULES);
+            error = EINVAL;
+            break;
+        }
+    }
+    free(copy);
+    if (error) {
+        free(steer);
+        steer = NULL;
+    }
+    *steerp = steer;
+    return error;
+}
+
 int
 netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                         char **errp)
@@ -527,11 +698,13 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     struct netdev_linux *dev = netdev_linux_cast(netdev);
     struct netdev_afxdp *afxdp = dev->afxdp;
     const char *name = netdev_get_name(netdev);
-    const char *mode_s, *program;
+    const char *mode_s, *program, *pass;
+    struct afxdp_steer *steer = NULL;
     enum afxdp_rx_csum rx_csum;
     enum afxdp_mode mode;
-    bool rx_hash, xdp_xmit, tx_csum;
-    int n_rxq, ring_size, dev_n_rxq;
+    bool rx_hash, xdp_xmit, tx_csum, busy_poll;
+    int n_rxq, start_queue, ring_size, dev_n_rxq;
+    int busy_poll_budget, tx_budget;
     struct smap_node *node;
     int error;
 
@@ -554,8 +727,24 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     error = afxdp_parse_int(netdev, args, "n_rxq", 1, 1, AFXDP_MAX_QUEUES,
                             &n_rxq, errp);
     if (!error) {
+        error = afxdp_parse_int(netdev, args, "start-queue", 0, 0,
+                                AFXDP_MAX_QUEUE_END - n_rxq, &start_queue,
+                                errp);
+    }
+    if (!error) {
         error = afxdp_parse_int(netdev, args, "ring-size", AFXDP_RING_SIZE,
                                 64, AFXDP_RING_SIZE_MAX, &ring_size, errp);
+    }
+    if (!error) {
+        error = afxdp_parse_int(netdev, args, "busy-poll-budget",
+                                AFXDP_BUSY_POLL_BUDGET, 1,
+                                AFXDP_BUSY_POLL_BUDGET_MAX,
+                                &busy_poll_budget, errp);
+    }
+    if (!error) {
+        error = afxdp_parse_int(netdev, args, "tx-budget", 0,
+                                AFXDP_TX_BUDGET_MIN, AFXDP_RING_SIZE_MAX,
+                                &tx_budget, errp);
     }
     if (error) {
         return error;
@@ -565,12 +754,25 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                           name, ring_size);
         return EINVAL;
     }
+    if (tx_budget > ring_size) {
+        *errp = xasprintf("%s: tx-budget %d exceeds the ring-size, %d",
+                          name, tx_budget, ring_size);
+        return EINVAL;
+    }
 
     dev_n_rxq = afxdp_device_n_rxq(name);
-    if (dev_n_rxq && n_rxq > dev_n_rxq) {
-        *errp = xasprintf("%s: n_rxq %d exceeds the %d receive queue%s of "
-                          "the device", name, n_rxq, dev_n_rxq,
-                          dev_n_rxq == 1 ? "" : "s");
+    if (dev_n_rxq && start_queue + n_rxq > dev_n_rxq) {
+        if (start_queue) {
+            *errp = xasprintf("%s: start-queue %d and n_rxq %d need queues "
+                              "%d to %d, but the device has %d receive "
+                              "queue%s", name, start_queue, n_rxq,
+                              start_queue, start_queue + n_rxq - 1,
+                              dev_n_rxq, dev_n_rxq == 1 ? "" : "s");
+        } else {
+            *errp = xasprintf("%s: n_rxq %d exceeds the %d receive queue%s "
+                              "of the device", name, n_rxq, dev_n_rxq,
+                              dev_n_rxq == 1 ? "" : "s");
+        }
         return EINVAL;
     }
 
@@ -592,6 +794,10 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                                  &tx_csum, errp);
     }
     if (!error) {
+        error = afxdp_parse_bool(netdev, args, "busy-poll", false,
+                                 &busy_poll, errp);
+    }
+    if (!error) {
         error = afxdp_parse_rx_csum(netdev, args, &rx_csum, errp);
     }
     if (error) {
@@ -608,6 +814,23 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         return EINVAL;
     }
 
+    pass = smap_get(args, "pass-to-kernel");
+    if (pass && !pass[strspn(pass, ", ")]) {
+        pass = NULL;
+    }
+    if (pass) {
+        if (program) {
+            *errp = xasprintf("%s: pass-to-kernel is done by the built-in "
+                              "XDP program, and xdp-program replaces it",
+                              name);
+            return EINVAL;
+        }
+        error = afxdp_parse_pass(netdev, pass, &steer, errp);
+        if (error) {
+            return error;
+        }
+    }
+
     ovs_mutex_lock(&dev->mutex);
     if (!afxdp->xdp) {
         /* Not set up yet: a program already on the interface is someone
@@ -617,6 +840,7 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
 
         if (ifindex && !afxdp_xdp_query(ifindex, &prog_id) && prog_id) {
             ovs_mutex_unlock(&dev->mutex);
+            free(steer);
             *errp = xasprintf("%s: the interface already has an XDP program "
                               "(id %"PRIu32") that afxdp did not attach; it "
                               "is left in place", name, prog_id);
@@ -624,6 +848,11 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         }
     }
     if (n_rxq != afxdp->requested_n_rxq
+        || start_queue != afxdp->requested_start_queue
+        || busy_poll != afxdp->requested_busy_poll
+        || busy_poll_budget != afxdp->requested_busy_poll_budget
+        || tx_budget != afxdp->requested_tx_budget
+        || !nullable_string_is_equal(pass, afxdp->requested_pass)
         || mode != afxdp->requested_mode
         || ring_size != afxdp->requested_ring_size
         || rx_hash != afxdp->requested_rx_hash
@@ -632,6 +861,15 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         || tx_csum != afxdp->requested_tx_csum
         || !nullable_string_is_equal(program, afxdp->requested_program)) {
         afxdp->requested_n_rxq = n_rxq;
+        afxdp->requested_start_queue = start_queue;
+        afxdp->requested_busy_poll = busy_poll;
+        afxdp->requested_busy_poll_budget = busy_poll_budget;
+        afxdp->requested_tx_budget = tx_budget;
+        free(afxdp->requested_pass);
+        afxdp->requested_pass = nullable_xstrdup(pass);
+        free(afxdp->requested_steer);
+        afxdp->requested_steer = steer;
+        steer = NULL;
         afxdp->requested_mode = mode;
         afxdp->requested_ring_size = ring_size;
         afxdp->requested_rx_hash = rx_hash;
@@ -643,6 +881,7 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
         netdev_request_reconfigure(netdev);
     }
     ovs_mutex_unlock(&dev->mutex);
+    free(steer);
     return 0;
 }
 
@@ -654,6 +893,10 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
 
     ovs_mutex_lock(&dev->mutex);
     smap_add_format(args, "n_rxq", "%d", afxdp->requested_n_rxq);
+    if (afxdp->requested_start_queue) {
+        smap_add_format(args, "start-queue", "%d",
+                        afxdp->requested_start_queue);
+    }
     smap_add(args, "xdp-mode", afxdp_mode_names[afxdp->requested_mode]);
     smap_add_format(args, "ring-size", "%"PRIu32,
                     afxdp->requested_ring_size);
@@ -672,6 +915,19 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
     }
     if (afxdp->requested_program) {
         smap_add(args, "xdp-program", afxdp->requested_program);
+    }
+    if (afxdp->requested_busy_poll) {
+        smap_add(args, "busy-poll", "true");
+    }
+    if (afxdp->requested_busy_poll_budget != AFXDP_BUSY_POLL_BUDGET) {
+        smap_add_format(args, "busy-poll-budget", "%d",
+                        afxdp->requested_busy_poll_budget);
+    }
+    if (afxdp->requested_tx_budget) {
+        smap_add_format(args, "tx-budget", "%d", afxdp->requested_tx_budget);
+    }
+    if (afxdp->requested_pass) {
+        smap_add(args, "pass-to-kernel", afxdp->requested_pass);
     }
     ovs_mutex_unlock(&dev->mutex);
     return 0;
@@ -697,7 +953,6 @@ afxdp_xmit_setup(struct netdev_linux *dev)
         reason = afxdp_xdp_xmit_unsupported(afxdp->xdp);
         afxdp->xmit_possible = !reason;
         if (!reason) {
-            atomic_count_inc(&afxdp_n_xmit_ports);
             reason = afxdp_xdp_xmit_obstacle(afxdp->xdp);
         }
     }
@@ -708,7 +963,7 @@ afxdp_xmit_setup(struct netdev_linux *dev)
 /* Asks the kernel whether the device of 'netdev', which may use XDP
  * transmit, still takes XDP frames (for veth: whether its peer runs an XDP
  * program or GRO), and publishes the answer to the senders.  In the main
- * thread, every AFXDP_XMIT_RECHECK_MS (netdev_afxdp_run()): the request
+ * thread, every AFXDP_RECHECK_MS (netdev_afxdp_run()): the request
  * takes the RTNL lock, which a sender must not wait for. */
 static void
 afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
@@ -732,9 +987,45 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
     }
 }
 
-/* Rechecks every port of 'class' that may use XDP transmit. */
+/* Gives the program of the port of 'dev', which steers packets for the
+ * device's own addresses to the kernel, the addresses the device has now.
+ * In the main thread: when the port is set up, then every
+ * AFXDP_RECHECK_MS (netdev_afxdp_run()). */
 static void
-afxdp_xmit_recheck_class(const struct netdev_class *class)
+afxdp_steer_sync(struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+    const char *name = netdev_get_name(&dev->up);
+    struct in6_addr *addrs = NULL, *masks = NULL;
+    bool changed;
+    int n = 0;
+    int error;
+
+    /* OVS keeps the host's addresses cached, and refreshes them when the
+     * kernel reports a change. */
+    if (netdev_get_addrs(name, &addrs, &masks, &n)) {
+        n = 0;
+    }
+    error = afxdp_xdp_steer_addrs(dev->afxdp->xdp, addrs, n, &changed);
+    if (error) {
+        VLOG_WARN_RL(&rl, "%s: cannot steer all of the device's addresses "
+                     "to the kernel (%s)", name, ovs_strerror(error));
+    }
+    if (changed) {
+        VLOG_INFO("%s: %"PRIuSIZE" of the device's addresses steered to the "
+                  "kernel", name, afxdp_xdp_n_steer_addrs(dev->afxdp->xdp));
+        /* For the status in the database. */
+        netdev_change_seq_changed(&dev->up);
+    }
+    free(addrs);
+    free(masks);
+}
+
+/* Rechecks every port of 'class' that may use XDP transmit, and updates
+ * the addresses of those that steer for them. */
+static void
+afxdp_recheck_class(const struct netdev_class *class)
 {
     struct shash_node *node;
     struct shash devices;
@@ -746,9 +1037,13 @@ afxdp_xmit_recheck_class(const struct netdev_class *class)
         struct netdev_linux *dev = netdev_linux_cast(netdev);
 
         ovs_mutex_lock(&dev->mutex);
-        if (dev->afxdp && dev->afxdp->n_queues
-            && dev->afxdp->xmit_possible) {
-            afxdp_xmit_recheck(netdev, dev->afxdp);
+        if (dev->afxdp && dev->afxdp->n_queues) {
+            if (dev->afxdp->xmit_possible) {
+                afxdp_xmit_recheck(netdev, dev->afxdp);
+            }
+            if (dev->afxdp->steer_local) {
+                afxdp_steer_sync(dev);
+            }
         }
         ovs_mutex_unlock(&dev->mutex);
         netdev_close(netdev);
@@ -762,22 +1057,22 @@ netdev_afxdp_run(void)
 {
     long long int now;
 
-    if (!atomic_count_get(&afxdp_n_xmit_ports)) {
+    if (!atomic_count_get(&afxdp_n_watched_ports)) {
         return;
     }
     now = time_msec();
-    if (now >= afxdp_xmit_next_check) {
-        afxdp_xmit_next_check = now + AFXDP_XMIT_RECHECK_MS;
-        afxdp_xmit_recheck_class(&netdev_afxdp_class);
-        afxdp_xmit_recheck_class(&netdev_afxdp_nonpmd_class);
+    if (now >= afxdp_next_check) {
+        afxdp_next_check = now + AFXDP_RECHECK_MS;
+        afxdp_recheck_class(&netdev_afxdp_class);
+        afxdp_recheck_class(&netdev_afxdp_nonpmd_class);
     }
 }
 
 void
 netdev_afxdp_wait(void)
 {
-    if (atomic_count_get(&afxdp_n_xmit_ports)) {
-        poll_timer_wait_until(afxdp_xmit_next_check);
+    if (atomic_count_get(&afxdp_n_watched_ports)) {
+        poll_timer_wait_until(afxdp_next_check);
     }
 }
 
@@ -830,6 +1125,100 @@ afxdp_csum_setup(struct netdev_linux *dev, const char *name, int ifindex)
     afxdp->tx_csum_meta = afxdp->tx_csum && !afxdp->tx_csum_reason;
 }
 
+/* Reads /sys/class/net/'name'/'file', an integer.  Returns it, or -1. */
+static long long int
+afxdp_read_sysfs(const char *name, const char *file)
+{
+    char *path = xasprintf("/sys/class/net/%s/%s", name, file);
+    long long int value = -1;
+    FILE *stream = fopen(path, "r");
+
+    if (stream) {
+        if (fscanf(stream, "%lld", &value) != 1) {
+            value = -1;
+        }
+        fclose(stream);
+    }
+    free(path);
+    return value;
+}
+
+/* Turns preferred busy polling on for the sockets of the freshly set up
+ * port of 'dev' on device 'name', if requested, and says in the status
+ * whether it is in effect and whether the device leaves NAPI to it. */
+static void
+afxdp_busy_poll_setup(struct netdev_linux *dev, const char *name)
+    OVS_REQUIRES(dev->mutex)
+{
+    struct netdev_afxdp *afxdp = dev->afxdp;
+    long long int defer, timeout;
+    int error = 0;
+
+    afxdp->busy_poll = afxdp->requested_busy_poll;
+    afxdp->busy_poll_budget = afxdp->requested_busy_poll_budget;
+    if (!afxdp->busy_poll) {
+        afxdp->busy_poll_status = xstrdup("off");
+        return;
+    }
+    for (int i = 0; !error && i < afxdp->n_queues; i++) {
+        error = afxdp_xsk_set_busy_poll(afxdp->xsks[i],
+                                        afxdp->busy_poll_budget);
+    }
+    if (error) {
+        /* Sockets set before the failure busy poll: harmless, each such
+         * poll does what softirq would have done. */
+        afxdp->busy_poll_status = xasprintf(
+            "unavailable: %s",
+            error == ENOPROTOOPT
+            ? "kernel has no preferred busy polling (Linux 5.11)"
+            : error == EPERM ? "needs CAP_NET_ADMIN"
+            : ovs_strerror(error));
+        VLOG_WARN("%s: busy polling %s", name, afxdp->busy_poll_status);
+        return;
+    }
+
+    /* Without both, the device's interrupts (or, on veth, its peer's
+     * transmits) keep scheduling NAPI in softirq as well. */
+    defer = afxdp_read_sysfs(name, "napi_defer_hard_irqs");
+    timeout = afxdp_read_sysfs(name, "gro_flush_timeout");
+    afxdp->busy_poll_status = xasprintf(
+        "on: budget %d%s", afxdp->busy_poll_budget,
+        defer > 0 && timeout > 0 ? ""
+        : "; the device's napi_defer_hard_irqs and gro_flush_timeout are "
+          "not both set, so softirq polls too");
+}
+
+/* Lets each copy-mode transmit call of the freshly set up port of 'dev'
+ * send up to its tx-budget descriptors, where the kernel allows it, and
+ * says so in the status. */
+static void
+afxdp_tx_budget_setup(struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
+{
+    struct netdev_afxdp *afxdp = dev->afxdp;
+    int budget = (afxdp->requested_tx_budget ? afxdp->requested_tx_budget
+                  : (int) afxdp->ring_size);
+    int error = 0;
+
+    afxdp->tx_budget = afxdp->requested_tx_budget;
+    if (afxdp->zero_copy) {
+        afxdp->tx_budget_status = xstrdup("the driver's (zero-copy)");
+        return;
+    }
+    for (int i = 0; !error && i < afxdp->n_queues; i++) {
+        error = afxdp_xsk_set_tx_budget(afxdp->xsks[i], budget);
+    }
+    if (!error) {
+        afxdp->tx_budget_status = xasprintf("%d", budget);
+    } else {
+        afxdp->tx_budget_status = xasprintf(
+            "%d: %s", AFXDP_TX_BUDGET_MIN,
+            error == ENOPROTOOPT
+            ? "kernel has no XDP_MAX_TX_SKB_BUDGET (Linux 6.17)"
+            : ovs_strerror(error));
+    }
+}
+
 /* Sets the port of 'dev' up as requested, one attempt after another, on a
  * device whose MTU is 'mtu'.  Returns 0 or a positive errno with an
  * explanation in '*errp'. */
@@ -839,9 +1228,19 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
     OVS_REQUIRES(dev->mutex)
 {
     struct netdev_afxdp *afxdp = dev->afxdp;
+    const struct afxdp_steer *steer = afxdp->requested_steer;
     struct afxdp_attempt attempts[3];
     int n = afxdp->requested_n_rxq;
+    int start = afxdp->requested_start_queue;
     int ifindex = if_nametoindex(name);
+    struct afxdp_xdp_config xdp_cfg = {
+        .path = afxdp->requested_program,
+        .rx_hash = afxdp->requested_rx_hash,
+        .xmit = afxdp->requested_xdp_xmit,
+        .first_queue = start,
+        .n_queues = n,
+        .steer = steer ? steer->flags : 0,
+    };
     size_t n_attempts;
     int error = 0;
 
@@ -876,14 +1275,21 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
         }
         afxdp->n_queues = n;
 
-        error = afxdp_xdp_attach(name, ifindex, afxdp->requested_program,
-                                 attempts[a].attach, afxdp->requested_rx_hash,
-                                 afxdp->requested_xdp_xmit, n, &afxdp->xdp,
-                                 &err);
+        xdp_cfg.attach = attempts[a].attach;
+        error = afxdp_xdp_attach(name, ifindex, &xdp_cfg, &afxdp->xdp, &err);
+        if (!error && steer && steer->n_rules) {
+            error = afxdp_xdp_steer_rules(afxdp->xdp, steer->rules,
+                                          steer->n_rules);
+            if (error) {
+                err = xasprintf("%s: cannot set up pass-to-kernel (%s)",
+                                name, ovs_strerror(error));
+            }
+        }
         afxdp->zero_copy = true;
         afxdp->multi_buffer = true;
         for (int i = 0; !error && i < n; i++) {
-            error = afxdp_xsk_create(name, ifindex, i, attempts[a].copy,
+            error = afxdp_xsk_create(name, ifindex, start + i,
+                                     attempts[a].copy,
                                      afxdp->requested_ring_size,
                                      mtu > AFXDP_FRAME_MTU,
                                      &afxdp->xsks[i], &err);
@@ -909,8 +1315,20 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
             afxdp->rx_hash = afxdp->requested_rx_hash;
             afxdp->rx_meta = afxdp_xdp_has_rx_hash(afxdp->xdp);
             afxdp->program = nullable_xstrdup(afxdp->requested_program);
+            afxdp->start_queue = start;
             afxdp_xmit_setup(dev);
             afxdp_csum_setup(dev, name, ifindex);
+            afxdp_busy_poll_setup(dev, name);
+            afxdp_tx_budget_setup(dev);
+            afxdp->pass = nullable_xstrdup(afxdp->requested_pass);
+            afxdp->steer_local = steer && steer->flags & AFXDP_STEER_LOCAL;
+            if (afxdp->steer_local) {
+                afxdp_steer_sync(dev);
+            }
+            afxdp->watched = afxdp->xmit_possible || afxdp->steer_local;
+            if (afxdp->watched) {
+                atomic_count_inc(&afxdp_n_watched_ports);
+            }
             /* A veth or tun driver counts what its XDP program fails to
              * redirect (a socket without room) among its own drops. */
             afxdp->kernel_counts_xsk_drops
@@ -946,6 +1364,11 @@ afxdp_config_current(const struct netdev_linux *dev)
 
     return (afxdp->n_queues
             && afxdp->n_queues == afxdp->requested_n_rxq
+            && afxdp->start_queue == afxdp->requested_start_queue
+            && afxdp->busy_poll == afxdp->requested_busy_poll
+            && afxdp->busy_poll_budget == afxdp->requested_busy_poll_budget
+            && afxdp->tx_budget == afxdp->requested_tx_budget
+            && nullable_string_is_equal(afxdp->pass, afxdp->requested_pass)
             && afxdp->mode == afxdp->requested_mode
             && afxdp->ring_size == afxdp->requested_ring_size
             && afxdp->rx_hash == afxdp->requested_rx_hash
@@ -1397,6 +1820,9 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
                  : afxdp->zero_copy ? "native-with-zerocopy" : "native");
         smap_add(args, "zero-copy", afxdp->zero_copy ? "true" : "false");
         smap_add_format(args, "n_rxq", "%d", afxdp->n_queues);
+        if (afxdp->start_queue) {
+            smap_add_format(args, "start-queue", "%d", afxdp->start_queue);
+        }
         smap_add_format(args, "xdp-prog-id", "%"PRIu32,
                         afxdp_xdp_prog_id(afxdp->xdp));
         smap_add(args, "xdp-program",
@@ -1426,6 +1852,16 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
                             afxdp->rx_partial_reason);
         } else {
             smap_add(args, "rx-csum-partial", "off");
+        }
+
+        smap_add(args, "busy-poll", afxdp->busy_poll_status);
+        smap_add(args, "tx-budget", afxdp->tx_budget_status);
+        if (afxdp->pass) {
+            smap_add(args, "pass-to-kernel", afxdp->pass);
+        }
+        if (afxdp->steer_local) {
+            smap_add_format(args, "pass-to-kernel-addresses", "%"PRIuSIZE,
+                            afxdp_xdp_n_steer_addrs(afxdp->xdp));
         }
 
         bool xmit_on;
