@@ -66,9 +66,8 @@ COVERAGE_DEFINE(afxdp_tx_wakeup_error);
 #define AFXDP_XDP_TX_METADATA (1 << 1)
 
 /* Linux 6.17: the most descriptors one copy-mode sendto() sends, 32
- * before. */
+ * (AFXDP_TX_BUDGET) before. */
 #define AFXDP_XDP_MAX_TX_SKB_BUDGET 9
-#define AFXDP_TX_BUDGET_DEFAULT 32
 
 /* Linux 5.11 (asm/socket.h may be older): preferred busy polling. */
 #ifndef SO_PREFER_BUSY_POLL
@@ -161,14 +160,20 @@ struct umem_region {
 };
 
 struct afxdp_xsk {
-    /* Constant while the socket is in use. */
+    /* Constant while the socket is in use, but for 'busy_polling'. */
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         struct ovs_list node;   /* In its region's 'xsks'. */
         char *name;             /* "ifname queue N", for messages. */
         int fd;
         uint32_t slot;          /* Marks the frames it holds. */
         bool zero_copy;
-        bool busy_poll;         /* The poller drives the device's NAPI. */
+        bool busy_poll;         /* Busy polling asked for. */
+
+        /* Whether the poller drives the device's NAPI: busy polling asked
+         * for and a NAPI context known (afxdp_xsk_update_busy_poll()).
+         * Written by the thread that reconfigures the port, read by the
+         * socket's users; rarely changes. */
+        atomic_bool busy_polling;
         struct umem_region *region;
         uint32_t ring_size;
     );
@@ -960,6 +965,31 @@ afxdp_umem_kernel_has_sg(void)
     return has_sg;
 }
 
+/* Returns true if the kernel lets a copy-mode socket send more than
+ * AFXDP_TX_BUDGET descriptors per call (XDP_MAX_TX_SKB_BUDGET, Linux
+ * 6.17).  Asked once: a kernel that knows the option refuses it on a socket
+ * without a tx ring with EACCES, an older one with ENOPROTOOPT. */
+bool
+afxdp_umem_kernel_has_tx_budget(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    static bool has_budget;
+
+    if (ovsthread_once_start(&once)) {
+        uint32_t budget = AFXDP_TX_BUDGET;
+        int fd = socket(AF_XDP, SOCK_RAW | SOCK_CLOEXEC, 0);
+
+        if (fd >= 0) {
+            has_budget = (setsockopt(fd, SOL_XDP, AFXDP_XDP_MAX_TX_SKB_BUDGET,
+                                     &budget, sizeof budget)
+                          && errno == EACCES);
+            close(fd);
+        }
+        ovsthread_once_done(&once);
+    }
+    return has_budget;
+}
+
 /* The largest packet that afxdp sockets can carry on this kernel. */
 uint32_t
 afxdp_umem_max_packet(void)
@@ -1146,7 +1176,7 @@ afxdp_xsk_is_zero_copy(const struct afxdp_xsk *xsk)
 int
 afxdp_xsk_set_tx_budget(struct afxdp_xsk *xsk, uint32_t budget)
 {
-    if (budget == AFXDP_TX_BUDGET_DEFAULT) {
+    if (budget == AFXDP_TX_BUDGET) {
         return 0;               /* Every kernel's. */
     }
     return (setsockopt(xsk->fd, SOL_XDP, AFXDP_XDP_MAX_TX_SKB_BUDGET,
@@ -1173,7 +1203,32 @@ afxdp_xsk_set_busy_poll(struct afxdp_xsk *xsk, uint32_t budget)
         return errno;
     }
     xsk->busy_poll = true;
+    afxdp_xsk_update_busy_poll(xsk);
     return 0;
+}
+
+/* Returns the id of the NAPI context that busy polling of 'xsk' runs, 0 if
+ * the kernel gave it none (yet), and starts or stops the system calls that
+ * busy poll accordingly: without a NAPI context they would do nothing. */
+uint32_t
+afxdp_xsk_update_busy_poll(struct afxdp_xsk *xsk)
+{
+    uint32_t id = afxdp_xsk_napi_id(xsk);
+
+    atomic_store_relaxed(&xsk->busy_polling, xsk->busy_poll && id);
+    return id;
+}
+
+/* Returns the id of the NAPI context that busy polling of 'xsk' runs: the
+ * one that last delivered a packet to it, 0 before the first. */
+uint32_t
+afxdp_xsk_napi_id(const struct afxdp_xsk *xsk)
+{
+    uint32_t id = 0;
+    socklen_t len = sizeof id;
+
+    return (getsockopt(xsk->fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &id, &len)
+            ? 0 : id);
 }
 
 /* Reads the kernel's XDP_STATISTICS of 'xsk'.  Returns 0 or a positive
@@ -1312,10 +1367,12 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     const struct umem_region *region = xsk->region;
     const struct xdp_desc *descs = xsk->rx.descs;
     uint32_t user = pool_user();
+    bool busy_polling;
     uint32_t n, i;
 
     xsk_refill(xsk, user, RING_BATCH / 2);
-    if (xsk->busy_poll || ring_needs_wakeup(&xsk->fill)) {
+    atomic_read_relaxed(&xsk->busy_polling, &busy_polling);
+    if (busy_polling || ring_needs_wakeup(&xsk->fill)) {
         /* With busy polling, the call runs the device's NAPI poll here,
          * which fills the rx ring. */
         recvfrom(xsk->fd, NULL, 0, MSG_DONTWAIT, NULL, NULL);
@@ -1445,12 +1502,14 @@ static void
 xsk_kick_tx(struct afxdp_xsk *xsk)
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    bool busy_polling;
 
     /* In copy mode the kernel transmits only from within sendto(), and at
      * most a small budget of descriptors per call (32 before Linux 6.17's
      * XDP_MAX_TX_SKB_BUDGET): it says EAGAIN while some are left.  A batch
      * of packets in chained frames takes several calls. */
-    if (xsk->zero_copy && !xsk->busy_poll && !ring_needs_wakeup(&xsk->tx)) {
+    atomic_read_relaxed(&xsk->busy_polling, &busy_polling);
+    if (xsk->zero_copy && !busy_polling && !ring_needs_wakeup(&xsk->tx)) {
         return;
     }
     for (int i = 0; i < TX_KICKS_MAX; i++) {

@@ -82,6 +82,10 @@
  *   afxdp_xsk_set_tx_budget(), afxdp_xsk_set_busy_poll()
  *       The thread that created the socket, before others use it.
  *
+ *   afxdp_xsk_update_busy_poll(), afxdp_xsk_napi_id()
+ *       One thread at a time (the one that reconfigures the port), while
+ *       others use the socket.
+ *
  *   afxdp_xsk_recv()
  *       One thread at a time per socket (the rxq's poller).
  *
@@ -91,7 +95,8 @@
  *       same socket may run concurrently.
  *
  *   afxdp_umem_free_packet(), afxdp_umem_get_stats(),
- *   afxdp_umem_kernel_has_sg(), afxdp_umem_max_packet(),
+ *   afxdp_umem_kernel_has_sg(), afxdp_umem_kernel_has_tx_budget(),
+ *   afxdp_umem_max_packet(),
  *   afxdp_xsk_has_tx_meta(), afxdp_xsk_has_sg(), afxdp_xsk_get_stats()
  *       Any thread.
  */
@@ -105,6 +110,10 @@
 
 /* Frames in a region of the UMEM (128 MiB with 4 KiB frames). */
 #define AFXDP_UMEM_FRAMES 32768
+
+/* The most descriptors one copy-mode transmit call sends before Linux 6.17,
+ * and by default on later kernels (afxdp_xsk_set_tx_budget()). */
+#define AFXDP_TX_BUDGET 32
 
 /* Default and largest number of descriptors in each ring of a socket. */
 #define AFXDP_RING_SIZE 2048
@@ -160,6 +169,7 @@ struct afxdp_rx_stats {
 void afxdp_umem_free_packet(struct dp_packet *);
 void afxdp_umem_get_stats(struct afxdp_pool_stats *, uint32_t *n_sockets);
 bool afxdp_umem_kernel_has_sg(void);
+bool afxdp_umem_kernel_has_tx_budget(void);
 uint32_t afxdp_umem_max_packet(void);
 
 /* Sockets. */
@@ -174,6 +184,8 @@ bool afxdp_xsk_has_sg(const struct afxdp_xsk *);
 int afxdp_xsk_get_stats(const struct afxdp_xsk *, struct xdp_statistics *);
 int afxdp_xsk_set_tx_budget(struct afxdp_xsk *, uint32_t budget);
 int afxdp_xsk_set_busy_poll(struct afxdp_xsk *, uint32_t budget);
+uint32_t afxdp_xsk_napi_id(const struct afxdp_xsk *);
+uint32_t afxdp_xsk_update_busy_poll(struct afxdp_xsk *);
 
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
                    bool rx_meta, uint32_t max_len, int *qfill,

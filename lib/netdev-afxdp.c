@@ -79,8 +79,6 @@ static const char *const afxdp_option_names[] = {
 #define AFXDP_BUSY_POLL_BUDGET 64
 #define AFXDP_BUSY_POLL_BUDGET_MAX 1024
 
-/* options:tx-budget: what every kernel does, and the smallest allowed. */
-#define AFXDP_TX_BUDGET_MIN 32
 
 /* options:pass-to-kernel, parsed. */
 struct afxdp_steer {
@@ -141,13 +139,14 @@ struct netdev_afxdp_txq {
 
 /* How often the main thread asks the kernel whether the device of a port
  * that may use XDP transmit takes XDP frames (for veth, it depends on the
- * peer), and brings the device's addresses up to date in the program of a
- * port that steers packets for them to the kernel. */
+ * peer), brings the device's addresses up to date in the program of a
+ * port that steers packets for them to the kernel, and looks for the NAPI
+ * ids of a port that busy polls. */
 #define AFXDP_RECHECK_MS 1000
 
-/* Ports that may use XDP transmit or steer packets for the device's own
- * addresses, and when the main thread next asks about their devices (main
- * thread only). */
+/* Ports that may use XDP transmit, steer packets for the device's own
+ * addresses or busy poll, and when the main thread next asks about their
+ * devices (main thread only). */
 static struct atomic_count afxdp_n_watched_ports = ATOMIC_COUNT_INIT(0);
 static long long int afxdp_next_check = LLONG_MIN;
 
@@ -190,7 +189,7 @@ struct netdev_afxdp {
     bool requested_tx_csum OVS_GUARDED;
     bool requested_busy_poll OVS_GUARDED;
     int requested_busy_poll_budget OVS_GUARDED;
-    int requested_tx_budget OVS_GUARDED;        /* 0: the ring size. */
+    int requested_tx_budget OVS_GUARDED;
     char *requested_pass OVS_GUARDED;           /* NULL: none. */
     struct afxdp_steer *requested_steer OVS_GUARDED;
     int requested_mtu OVS_GUARDED;      /* The device's, as last known. */
@@ -219,6 +218,9 @@ struct netdev_afxdp {
     bool zero_copy;
     bool multi_buffer;          /* Every socket carries jumbo packets. */
     bool busy_poll;             /* As requested. */
+    bool busy_poll_on;          /* In effect on every socket. */
+    uint64_t napi_ids_seen;     /* afxdp_update_busy_poll(), as the status
+                                 * last showed it. */
     int busy_poll_budget;
     char *busy_poll_status OVS_GUARDED;
     int tx_budget;              /* As requested. */
@@ -236,6 +238,8 @@ struct netdev_afxdp {
      * Ethernet header and a VLAN tag.  Follows MTU changes. */
     atomic_uint32_t max_frame;
 };
+
+static uint64_t counter_get(const atomic_uint64_t *);
 
 static struct netdev_afxdp *
 netdev_afxdp_of(const struct netdev *netdev)
@@ -350,6 +354,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     ovs_mutex_lock(&dev->mutex);
     afxdp->requested_n_rxq = 1;
     afxdp->requested_busy_poll_budget = AFXDP_BUSY_POLL_BUDGET;
+    afxdp->requested_tx_budget = AFXDP_TX_BUDGET;
     afxdp->requested_mode = AFXDP_MODE_BEST_EFFORT;
     afxdp->requested_ring_size = AFXDP_RING_SIZE;
     afxdp->requested_rx_hash = true;
@@ -742,8 +747,8 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
                                 &busy_poll_budget, errp);
     }
     if (!error) {
-        error = afxdp_parse_int(netdev, args, "tx-budget", 0,
-                                AFXDP_TX_BUDGET_MIN, AFXDP_RING_SIZE_MAX,
+        error = afxdp_parse_int(netdev, args, "tx-budget", AFXDP_TX_BUDGET,
+                                AFXDP_TX_BUDGET, AFXDP_RING_SIZE_MAX,
                                 &tx_budget, errp);
     }
     if (error) {
@@ -923,7 +928,7 @@ netdev_afxdp_get_config(const struct netdev *netdev, struct smap *args)
         smap_add_format(args, "busy-poll-budget", "%d",
                         afxdp->requested_busy_poll_budget);
     }
-    if (afxdp->requested_tx_budget) {
+    if (afxdp->requested_tx_budget != AFXDP_TX_BUDGET) {
         smap_add_format(args, "tx-budget", "%d", afxdp->requested_tx_budget);
     }
     if (afxdp->requested_pass) {
@@ -1022,8 +1027,27 @@ afxdp_steer_sync(struct netdev_linux *dev)
     free(masks);
 }
 
-/* Rechecks every port of 'class' that may use XDP transmit, and updates
- * the addresses of those that steer for them. */
+/* Has each busy polling socket of 'afxdp' busy poll if the kernel has
+ * given it a NAPI context, which before Linux 6.13 it does when the socket
+ * receives its first packet, and later at bind for zero-copy sockets only.
+ * Returns a digest of what the status says of them. */
+static uint64_t
+afxdp_update_busy_poll(struct netdev_afxdp *afxdp)
+{
+    uint64_t digest = 0;
+
+    for (int i = 0; i < afxdp->n_queues; i++) {
+        uint32_t id = afxdp_xsk_update_busy_poll(afxdp->xsks[i]);
+        bool received = counter_get(&afxdp->txqs[i].rx_packets) != 0;
+
+        digest = digest * 0x100000001b3ULL + id * 2 + received;
+    }
+    return digest;
+}
+
+/* Rechecks every port of 'class' that may use XDP transmit, updates the
+ * addresses of those that steer for them, and the status of those that
+ * busy poll once their NAPI ids change. */
 static void
 afxdp_recheck_class(const struct netdev_class *class)
 {
@@ -1043,6 +1067,14 @@ afxdp_recheck_class(const struct netdev_class *class)
             }
             if (dev->afxdp->steer_local) {
                 afxdp_steer_sync(dev);
+            }
+            if (dev->afxdp->busy_poll_on) {
+                uint64_t digest = afxdp_update_busy_poll(dev->afxdp);
+
+                if (digest != dev->afxdp->napi_ids_seen) {
+                    dev->afxdp->napi_ids_seen = digest;
+                    netdev_change_seq_changed(netdev);
+                }
             }
         }
         ovs_mutex_unlock(&dev->mutex);
@@ -1156,6 +1188,8 @@ afxdp_busy_poll_setup(struct netdev_linux *dev, const char *name)
 
     afxdp->busy_poll = afxdp->requested_busy_poll;
     afxdp->busy_poll_budget = afxdp->requested_busy_poll_budget;
+    afxdp->busy_poll_on = false;
+    afxdp->napi_ids_seen = 0;
     if (!afxdp->busy_poll) {
         afxdp->busy_poll_status = xstrdup("off");
         return;
@@ -1179,6 +1213,7 @@ afxdp_busy_poll_setup(struct netdev_linux *dev, const char *name)
 
     /* Without both, the device's interrupts (or, on veth, its peer's
      * transmits) keep scheduling NAPI in softirq as well. */
+    afxdp->busy_poll_on = true;
     defer = afxdp_read_sysfs(name, "napi_defer_hard_irqs");
     timeout = afxdp_read_sysfs(name, "gro_flush_timeout");
     afxdp->busy_poll_status = xasprintf(
@@ -1188,34 +1223,77 @@ afxdp_busy_poll_setup(struct netdev_linux *dev, const char *name)
           "not both set, so softirq polls too");
 }
 
-/* Lets each copy-mode transmit call of the freshly set up port of 'dev'
- * send up to its tx-budget descriptors, where the kernel allows it, and
- * says so in the status. */
+/* Adds status:busy-poll of 'afxdp' to 'args': as decided at setup and,
+ * when it is on, the NAPI context each queue's busy polling runs. */
 static void
-afxdp_tx_budget_setup(struct netdev_linux *dev)
+afxdp_busy_poll_status(const struct netdev_linux *dev, struct smap *args)
+    OVS_REQUIRES(dev->mutex)
+{
+    const struct netdev_afxdp *afxdp = dev->afxdp;
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    ds_put_cstr(&s, afxdp->busy_poll_status);
+    if (afxdp->busy_poll_on) {
+        bool none = false;
+
+        ds_put_cstr(&s, "; NAPI ids");
+        for (int i = 0; i < afxdp->n_queues; i++) {
+            uint32_t id = afxdp_xsk_napi_id(afxdp->xsks[i]);
+
+            if (id) {
+                ds_put_format(&s, " %"PRIu32, id);
+            } else if (counter_get(&afxdp->txqs[i].rx_packets)) {
+                ds_put_cstr(&s, " none");
+                none = true;
+            } else {
+                ds_put_cstr(&s, " none yet");
+            }
+        }
+        if (none) {
+            ds_put_cstr(&s, "; a queue without one is not busy polled (since "
+                        "Linux 6.13, only zero-copy sockets get one)");
+        }
+    }
+    smap_add(args, "busy-poll", ds_cstr(&s));
+    ds_destroy(&s);
+}
+
+/* Lets each copy-mode transmit call of the freshly set up port of 'dev'
+ * on device 'name' send up to its tx-budget descriptors, where the kernel
+ * allows it, and says in the status what it sends. */
+static void
+afxdp_tx_budget_setup(struct netdev_linux *dev, const char *name)
     OVS_REQUIRES(dev->mutex)
 {
     struct netdev_afxdp *afxdp = dev->afxdp;
-    int budget = (afxdp->requested_tx_budget ? afxdp->requested_tx_budget
-                  : (int) afxdp->ring_size);
+    int budget = afxdp->requested_tx_budget;
     int error = 0;
 
-    afxdp->tx_budget = afxdp->requested_tx_budget;
+    afxdp->tx_budget = budget;
     if (afxdp->zero_copy) {
         afxdp->tx_budget_status = xstrdup("the driver's (zero-copy)");
+        return;
+    }
+    if (!afxdp_umem_kernel_has_tx_budget()) {
+        afxdp->tx_budget_status = xasprintf(
+            "%d: kernel has no XDP_MAX_TX_SKB_BUDGET (Linux 6.17)",
+            AFXDP_TX_BUDGET);
+        if (budget != AFXDP_TX_BUDGET) {
+            VLOG_WARN("%s: tx-budget %s", name, afxdp->tx_budget_status);
+        }
         return;
     }
     for (int i = 0; !error && i < afxdp->n_queues; i++) {
         error = afxdp_xsk_set_tx_budget(afxdp->xsks[i], budget);
     }
-    if (!error) {
-        afxdp->tx_budget_status = xasprintf("%d", budget);
+    if (error) {
+        /* The sockets set before the failure keep their budget: only the
+         * number of system calls a batch takes differs. */
+        afxdp->tx_budget_status = xasprintf("%d: %s", AFXDP_TX_BUDGET,
+                                            ovs_strerror(error));
+        VLOG_WARN("%s: tx-budget %s", name, afxdp->tx_budget_status);
     } else {
-        afxdp->tx_budget_status = xasprintf(
-            "%d: %s", AFXDP_TX_BUDGET_MIN,
-            error == ENOPROTOOPT
-            ? "kernel has no XDP_MAX_TX_SKB_BUDGET (Linux 6.17)"
-            : ovs_strerror(error));
+        afxdp->tx_budget_status = xasprintf("%d", budget);
     }
 }
 
@@ -1319,13 +1397,14 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
             afxdp_xmit_setup(dev);
             afxdp_csum_setup(dev, name, ifindex);
             afxdp_busy_poll_setup(dev, name);
-            afxdp_tx_budget_setup(dev);
+            afxdp_tx_budget_setup(dev, name);
             afxdp->pass = nullable_xstrdup(afxdp->requested_pass);
             afxdp->steer_local = steer && steer->flags & AFXDP_STEER_LOCAL;
             if (afxdp->steer_local) {
                 afxdp_steer_sync(dev);
             }
-            afxdp->watched = afxdp->xmit_possible || afxdp->steer_local;
+            afxdp->watched = (afxdp->xmit_possible || afxdp->steer_local
+                              || afxdp->busy_poll_on);
             if (afxdp->watched) {
                 atomic_count_inc(&afxdp_n_watched_ports);
             }
@@ -1854,7 +1933,7 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
             smap_add(args, "rx-csum-partial", "off");
         }
 
-        smap_add(args, "busy-poll", afxdp->busy_poll_status);
+        afxdp_busy_poll_status(dev, args);
         smap_add(args, "tx-budget", afxdp->tx_budget_status);
         if (afxdp->pass) {
             smap_add(args, "pass-to-kernel", afxdp->pass);

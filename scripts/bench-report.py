@@ -3,7 +3,8 @@
 upstream's afxdp) and a PNG plot.
 
 Usage: bench-report.py RESULTS OUTDIR
-RESULTS: lines "impl test flows size mpps cycles_per_packet".
+RESULTS: lines "impl test flows size mpps cycles_per_packet [softirq]",
+softirq being the percentage of the PMD core's time spent in softirq.
 """
 
 import collections
@@ -11,14 +12,18 @@ import math
 import statistics
 import sys
 
-ORDER = ["afxdp", "afxdp-nohash", "afxdp-socket-tx", "afxdp-nocsum",
-         "afxdp-ring1024", "upstream", "system", "dpdk"]
+ORDER = ["afxdp", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
+         "afxdp-nocsum", "afxdp-ring1024", "afxdp-busypoll",
+         "afxdp-busypoll-defer", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
     "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
     "afxdp-nocsum": "ovs-afxdp, rx-csum-partial=false",
     "afxdp-ring1024": "ovs-afxdp, ring-size=1024",
+    "afxdp-socket-tx2048": "ovs-afxdp, xdp-xmit=false, tx-budget=2048",
+    "afxdp-busypoll": "ovs-afxdp, busy-poll=true",
+    "afxdp-busypoll-defer": "ovs-afxdp, busy-poll=true, NAPI deferred",
     "upstream": "upstream afxdp",
     "system": "type=system (AF_PACKET)",
     "dpdk": "OVS 3.1 + DPDK net_af_xdp",
@@ -38,9 +43,10 @@ def main():
     results, outdir = sys.argv[1], sys.argv[2]
     runs = collections.defaultdict(list)
     for line in open(results):
-        impl, test, flows, size, mpps, cpp = line.split()
+        impl, test, flows, size, mpps, cpp, *rest = line.split()
+        softirq = float(rest[0]) if rest else math.nan
         runs[(test, int(flows), int(size), impl)].append(
-            (float(mpps), float(cpp)))
+            (float(mpps), float(cpp), softirq))
 
     cases = sorted({k[:3] for k in runs},
                    key=lambda c: (c[0] != "rxdrop", c[2], c[1]))
@@ -49,22 +55,25 @@ def main():
     for case in cases:
         for impl in impls:
             values = runs.get(case + (impl,), [])
-            table[case + (impl,)] = (median([m for m, _ in values]),
-                                     median([c for _, c in values]),
-                                     len(values))
+            table[case + (impl,)] = (median([v[0] for v in values]),
+                                     median([v[1] for v in values]),
+                                     len(values),
+                                     median([v[2] for v in values]))
 
     lines = ["| test | flows | bytes | implementation | Mpps | "
-             "vs upstream | PMD cycles/pkt | vs upstream | runs |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "vs upstream | PMD cycles/pkt | vs upstream | "
+             "PMD core softirq | runs |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for case in cases:
-        up_mpps, up_cpp, _ = table.get(case + ("upstream",),
-                                       (math.nan, math.nan, 0))
+        up_mpps, up_cpp = table.get(case + ("upstream",),
+                                    (math.nan, math.nan))[:2]
         for impl in impls:
-            mpps, cpp, n = table[case + (impl,)]
+            mpps, cpp, n, softirq = table[case + (impl,)]
             lines.append(
                 f"| {case[0]} | {case[1]} | {case[2]} | {NAMES[impl]} | "
                 f"{fmt(mpps, 3)} | {fmt(mpps / up_mpps, 2, 'x')} | "
-                f"{fmt(cpp, 0)} | {fmt(cpp / up_cpp, 2, 'x')} | {n} |")
+                f"{fmt(cpp, 0)} | {fmt(cpp / up_cpp, 2, 'x')} | "
+                f"{fmt(softirq, 1, '%')} | {n} |")
     text = "\n".join(lines) + "\n"
     with open(f"{outdir}/results.md", "w") as f:
         f.write(text)

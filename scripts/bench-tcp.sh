@@ -7,7 +7,11 @@
 #   afxdp     this series' afxdp ports;
 #   upstream  upstream's afxdp (the pristine 4.0.0 tree built with
 #             --enable-afxdp);
-#   bridge    a Linux bridge, the kernel's reference.
+#   bridge    a Linux bridge, the kernel's reference;
+# and, when named in BENCH_TCP_IMPLS:
+#   afxdp-budget2048  this series with options:tx-budget=2048 (Linux
+#             6.17), where the default is 32;
+#   afxdp-busypoll  this series with options:busy-poll=true.
 # Interleaved (each repeat runs every case in turn), median of the repeats.
 #
 #   ns afxt-a (ta, 10.9.1.1) --veth-- ovs-ta  [switch]  ovs-tb --veth-- (tb, 10.9.1.2) ns afxt-b
@@ -98,7 +102,7 @@ set_mtu() {
 
 # start_switch IMPL MTU
 start_switch() {
-    local impl=$1 mtu=$2 tree
+    local impl=$1 mtu=$2 tree extra=""
     case $impl in
     bridge)
         ip link add afxt-br type bridge
@@ -107,6 +111,8 @@ start_switch() {
         ip link set afxt-br up
         return ;;
     afxdp) tree=$BUILD/ovs ;;
+    afxdp-budget2048) tree=$BUILD/ovs extra="options:tx-budget=2048" ;;
+    afxdp-busypoll) tree=$BUILD/ovs extra="options:busy-poll=true" ;;
     upstream) tree=$BUILD/upstream ;;
     esac
     rm -rf "$SANDBOX"
@@ -122,9 +128,9 @@ start_switch() {
         -vconsole:off -vsyslog:off 2>/dev/null
     ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
         -- add-port br0 ovs-ta -- set interface ovs-ta type=afxdp \
-           mtu_request="$mtu" ${BENCH_TCP_PORT_OPTIONS:-} \
+           mtu_request="$mtu" $extra ${BENCH_TCP_PORT_OPTIONS:-} \
         -- add-port br0 ovs-tb -- set interface ovs-tb type=afxdp \
-           mtu_request="$mtu" ${BENCH_TCP_PORT_OPTIONS:-}
+           mtu_request="$mtu" $extra ${BENCH_TCP_PORT_OPTIONS:-}
     ovs-ofctl add-flow br0 actions=normal
     for p in ovs-ta ovs-tb; do
         for _ in $(seq 50); do
@@ -213,8 +219,10 @@ set_mtu 1500
 
 python3 - "$results" "$OUT/tcp-results.md" <<'PY'
 import statistics, sys
-names = {"afxdp": "ovs-afxdp (this series)", "upstream": "upstream afxdp",
-         "bridge": "Linux bridge"}
+names = {"afxdp": "ovs-afxdp (this series)",
+         "afxdp-budget2048": "ovs-afxdp, tx-budget=2048",
+         "afxdp-busypoll": "ovs-afxdp, busy-poll=true",
+         "upstream": "upstream afxdp", "bridge": "Linux bridge"}
 runs = {}
 for line in open(sys.argv[1]):
     impl, mtu, offl, gbps, retr, ringfull = line.split()

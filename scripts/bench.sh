@@ -12,13 +12,19 @@
 #   rxdrop: actions=drop; Mpps and cycles/packet from pmd-stats-show.
 #   l2fwd:  in_port=A,actions=output:B; Mpps at the sink, cycles/packet
 #           from pmd-stats-show.
+# Each also gives the share of core 1's time spent in softirq (/proc/stat),
+# where the kernel's NAPI polls run when the PMD does not run them.
 #
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
 # (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
 # "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
 # this series with options:xdp-xmit=false; "afxdp-nocsum": this series
 # with options:rx-csum-partial=false; "afxdp-ring1024": this series with
-# options:ring-size=1024, the default before 2048), BENCH_CASES
+# options:ring-size=1024, the default before 2048; "afxdp-busypoll": this
+# series with options:busy-poll=true; "afxdp-busypoll-defer": the same with
+# the OVS side veths' napi_defer_hard_irqs=2 and gro_flush_timeout=200000,
+# as the guide advises; "afxdp-socket-tx2048": "afxdp-socket-tx" with
+# options:tx-budget=2048, where Linux 6.17 allows it), BENCH_CASES
 # (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
 # BENCH_PERF (if set, "perf record" of the PMD's core during each
@@ -141,6 +147,14 @@ start_ovs() {
            vswitchd=$OVS/vswitchd/ovs-vswitchd
            schema=$OVS/vswitchd/vswitch.ovsschema
            extra="options:ring-size=1024" ;;
+    afxdp-busypoll|afxdp-busypoll-defer)
+           vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema
+           extra="options:busy-poll=true" ;;
+    afxdp-socket-tx2048)
+           vswitchd=$OVS/vswitchd/ovs-vswitchd
+           schema=$OVS/vswitchd/vswitch.ovsschema
+           extra="options:xdp-xmit=false options:tx-budget=2048" ;;
     upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
               schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
     system) vswitchd=$OVS/vswitchd/ovs-vswitchd
@@ -165,6 +179,15 @@ start_ovs() {
     # peer (xdp-trafficgen transmits through ndo_xdp_xmit).
     ethtool -K ovs-bgen gro "$([ $type = system ] && echo on || echo off)" \
         >/dev/null 2>&1 || true
+    for p in ovs-bgen ovs-bsink; do
+        if [ "$impl" = afxdp-busypoll-defer ]; then
+            echo 2 > /sys/class/net/$p/napi_defer_hard_irqs
+            echo 200000 > /sys/class/net/$p/gro_flush_timeout
+        else
+            echo 0 > /sys/class/net/$p/napi_defer_hard_irqs
+            echo 0 > /sys/class/net/$p/gro_flush_timeout
+        fi
+    done
     "$vswitchd" --detach --no-chdir --pidfile="$SANDBOX/ovs-vswitchd.pid" \
         --log-file="$SANDBOX/ovs-vswitchd.log" --unixctl="$CTL" \
         -vconsole:off -vsyslog:off
@@ -178,11 +201,17 @@ start_ovs() {
     done
 }
 
-# measure IMPL TEST FLOWS SIZE GEN: prints "Mpps cycles/packet", or
-# "nan nan".
+# The softirq and total jiffies of core 1 so far.
+core1_jiffies() {
+    awk '$1 == "cpu1" { t = 0; for (i = 2; i <= NF; i++) t += $i;
+                        print $8, t }' /proc/stat
+}
+
+# measure IMPL TEST FLOWS SIZE GEN: prints "Mpps cycles/packet softirq%",
+# or "nan nan nan".
 measure() {
     local impl=$1 test=$2 flows=$3 size=$4 gen=$5 args="" before after stats
-    local rate cpp poller="core_id 1:" t0 t1 secs
+    local rate cpp poller="core_id 1:" t0 t1 secs si0 tot0 si1 tot1 softirq
     ovs-ofctl del-flows br0
     if [ "$test" = rxdrop ]; then
         ovs-ofctl add-flow br0 actions=drop
@@ -203,6 +232,7 @@ measure() {
     sleep 1
     ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null
     t0=$(date +%s.%N)
+    read -r si0 tot0 < <(core1_jiffies)
     before=$(sink_packets)
     if [ -n "${BENCH_PERF:-}" ]; then
         # A profile of the PMD's core while it measures.
@@ -212,6 +242,7 @@ measure() {
         sleep "$SECS"
     fi
     after=$(sink_packets)
+    read -r si1 tot1 < <(core1_jiffies)
     stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show)
     t1=$(date +%s.%N)
     secs=$(python3 -c "print($t1 - $t0)")
@@ -243,7 +274,8 @@ measure() {
     if [ "$test" = l2fwd ]; then
         rate=$(python3 -c "print(($after - $before) / $secs / 1e6)")
     fi
-    echo "${rate:-nan} ${cpp:-nan}"
+    softirq=$(python3 -c "print(100 * ($si1 - $si0) / max($tot1 - $tot0, 1))")
+    echo "${rate:-nan} ${cpp:-nan} $softirq"
 }
 
 mkdir -p "$OUT"
@@ -262,7 +294,7 @@ for r in $(seq "$REPEATS"); do
         for impl in $IMPLS; do
             if ! start_ovs "$impl" > "$OUT/start-$impl.log" 2>&1; then
                 log "bench: $impl did not start (see $OUT/start-$impl.log)"
-                echo "$impl $label $flows $size nan nan" >> "$results"
+                echo "$impl $label $flows $size nan nan nan" >> "$results"
                 stop_ovs
                 continue
             fi

@@ -89,6 +89,7 @@ finish() {
     expect 6003 rx-hash '"unavailable: [^"]*"'
     expect 6003 xdp-xmit '"unavailable: [^"]*"'
     expect 6011 tx-csum-offload '"unavailable: [^"]*"'
+    expect 6017 tx-budget '"32: kernel has no XDP_MAX_TX_SKB_BUDGET (Linux 6.17)"'
     if [ ! -s "$RUN/ovs-vswitchd.log" ]; then
         check FAILED "ovs-vswitchd.log written"
     elif grep -E '\|(ERR|EMER)\|' "$RUN/ovs-vswitchd.log"; then
