@@ -1161,7 +1161,7 @@ afxdp_csum_setup(struct netdev_linux *dev, const char *name, int ifindex)
 static long long int
 afxdp_read_sysfs(const char *name, const char *file)
 {
-    char *path = xasprintf("/sys/class/net/%s/%s", name, file);
+    char *path = xasprintf("%s/%s/%s", "/sys/class/net", name, file);
     long long int value = -1;
     FILE *stream = fopen(path, "r");
 
