@@ -14,11 +14,10 @@
 /* The largest n_rxq an afxdp port accepts. */
 #define AFXDP_MAX_QUEUES 64
 
-/* Slots of the XSKMAP, one per receive queue of the device, indexed by
- * queue number: as built, room for queues 0 to AFXDP_MAX_QUEUES - 1; user
- * space enlarges it before loading for a port whose queues start higher
- * (options:start-queue).  The first queue after the last that an afxdp
- * port may bind. */
+/* The XSKMAP has a slot per receive queue of the device, indexed by queue
+ * number: as built, for queues 0 to AFXDP_MAX_QUEUES - 1; user space
+ * enlarges it before loading for a port whose queues go higher
+ * (options:start-queue).  An afxdp port binds queues below this one. */
 #define AFXDP_MAX_QUEUE_END 1024
 
 /* Name of the XSKMAP that a program must define, ours or a user's. */
@@ -98,8 +97,9 @@ struct afxdp_xmit_ctl {
  * AFXDP_STEER_RULES: untagged packets that match an entry of 'steer_rules':
  * { EtherType, 0, 0 } by EtherType alone; { IPv4 or IPv6, protocol, 0 } by
  * IP protocol; { IPv4 or IPv6, TCP, UDP or SCTP, port } by destination
- * port (first fragments and unfragmented packets only; IPv6 without
- * extension headers).  EtherType and port in network byte order. */
+ * port (IPv4 without options, unfragmented or a first fragment; IPv6
+ * without extension headers).  EtherType and port in network byte
+ * order. */
 #define AFXDP_STEER_CFG_NAME "steer_cfg"
 #define AFXDP_STEER_ADDRS_NAME "steer_addrs"
 #define AFXDP_STEER_RULES_NAME "steer_rules"

@@ -128,17 +128,19 @@ rule(__be16 ethertype, __u8 proto, __be16 port)
     return bpf_map_lookup_elem(&steer_rules, &key) != 0;
 }
 
-/* Whether a packet of EtherType 'type' and IP protocol 'proto', whose
- * transport header (if known: 'l4' nonnull) starts at 'l4', matches a rule
- * by protocol or by destination port. */
+/* Whether a packet of EtherType 'type' and IP protocol 'proto' matches a
+ * rule by protocol or, if 'has_l4' (its transport header starts at 'l4'),
+ * by destination port.  (Without CAP_PERFMON, the verifier lets a packet
+ * pointer be compared only with another.) */
 static __always_inline int
-rule_l4(__be16 type, __u8 proto, const void *l4, const void *end)
+rule_l4(__be16 type, __u8 proto, const void *l4, int has_l4,
+        const void *end)
 {
     if (rule(type, proto, 0)) {
         return 1;
     }
-    if (l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
-               || proto == IPPROTO_SCTP)) {
+    if (has_l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
+                   || proto == IPPROTO_SCTP)) {
         /* The destination port is bytes 2 and 3 of all three headers. */
         const __be16 *ports = l4;
 
@@ -178,7 +180,6 @@ static __always_inline int
 steer_ipv4(const void *l3, const void *end, __u32 flags)
 {
     const struct iphdr *ip = l3;
-    const void *l4;
 
     if ((const void *) (ip + 1) > end || ip->ihl < 5) {
         return 0;
@@ -189,10 +190,12 @@ steer_ipv4(const void *l3, const void *end, __u32 flags)
     if (!(flags & AFXDP_STEER_RULES)) {
         return 0;
     }
-    /* Later fragments have no transport header. */
-    l4 = (ip->frag_off & bpf_htons(0x1fff)
-          ? 0 : (const void *) ip + ip->ihl * 4);
-    return rule_l4(bpf_htons(ETH_P_IP), ip->protocol, l4, end);
+    /* Ports only where the transport header follows a header without
+     * options: later fragments have none, and a variable offset would be
+     * pointer arithmetic, which the verifier allows only with
+     * CAP_PERFMON. */
+    return rule_l4(bpf_htons(ETH_P_IP), ip->protocol, ip + 1,
+                   ip->ihl == 5 && !(ip->frag_off & bpf_htons(0x1fff)), end);
 }
 
 static __always_inline int
@@ -220,7 +223,7 @@ steer_ipv6(const void *l3, const void *end, __u32 flags)
         }
     }
     return ((flags & AFXDP_STEER_RULES)
-            && rule_l4(bpf_htons(ETH_P_IPV6), ip6->nexthdr, ip6 + 1, end));
+            && rule_l4(bpf_htons(ETH_P_IPV6), ip6->nexthdr, ip6 + 1, 1, end));
 }
 
 /* Whether steering gives the packet of 'ctx' to the kernel's stack. */

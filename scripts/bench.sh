@@ -122,6 +122,18 @@ sink_packets() {
         | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
 }
 
+# variant_options IMPL: the interface options of this series' variant IMPL.
+variant_options() {
+    case $1 in
+    afxdp-nohash) echo "options:rx-hash=false" ;;
+    afxdp-socket-tx) echo "options:xdp-xmit=false" ;;
+    afxdp-socket-tx2048) echo "options:xdp-xmit=false options:tx-budget=2048" ;;
+    afxdp-nocsum) echo "options:rx-csum-partial=false" ;;
+    afxdp-ring1024) echo "options:ring-size=1024" ;;
+    afxdp-busypoll|afxdp-busypoll-defer) echo "options:busy-poll=true" ;;
+    esac
+}
+
 # start_ovs IMPL: ovsdb-server and ovs-vswitchd of IMPL, a netdev bridge
 # with ovs-bgen and ovs-bsink as IMPL's ports, PMD on core 1.
 start_ovs() {
@@ -129,32 +141,9 @@ start_ovs() {
     rm -rf "$SANDBOX"
     mkdir -p "$SANDBOX"
     case $impl in
-    afxdp) vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema ;;
-    afxdp-nohash)
-           vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema
-           extra="options:rx-hash=false" ;;
-    afxdp-socket-tx)
-           vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema
-           extra="options:xdp-xmit=false" ;;
-    afxdp-nocsum)
-           vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema
-           extra="options:rx-csum-partial=false" ;;
-    afxdp-ring1024)
-           vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema
-           extra="options:ring-size=1024" ;;
-    afxdp-busypoll|afxdp-busypoll-defer)
-           vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema
-           extra="options:busy-poll=true" ;;
-    afxdp-socket-tx2048)
-           vswitchd=$OVS/vswitchd/ovs-vswitchd
-           schema=$OVS/vswitchd/vswitch.ovsschema
-           extra="options:xdp-xmit=false options:tx-budget=2048" ;;
+    afxdp*) vswitchd=$OVS/vswitchd/ovs-vswitchd
+            schema=$OVS/vswitchd/vswitch.ovsschema
+            extra=$(variant_options "$impl") ;;
     upstream) vswitchd=$UPSTREAM/vswitchd/ovs-vswitchd
               schema=$UPSTREAM/vswitchd/vswitch.ovsschema ;;
     system) vswitchd=$OVS/vswitchd/ovs-vswitchd
