@@ -258,10 +258,6 @@ steer_to_kernel(struct xdp_md *ctx)
 static __always_inline int
 redirect(struct xdp_md *ctx)
 {
-    if (steer_to_kernel(ctx)) {
-        return XDP_PASS;
-    }
-
     /* The lower bits of the flags are the action to take when the lookup
      * fails: an unbound queue passes the packet to the stack. */
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
@@ -326,7 +322,7 @@ SEC("xdp")
 int
 afxdp_redirect(struct xdp_md *ctx)
 {
-    return redirect(ctx);
+    return steer_to_kernel(ctx) ? XDP_PASS : redirect(ctx);
 }
 
 SEC("xdp")
@@ -342,7 +338,7 @@ afxdp_redirect_xmit(struct xdp_md *ctx)
             return xmit(ctx, meta);
         }
     }
-    return redirect(ctx);
+    return steer_to_kernel(ctx) ? XDP_PASS : redirect(ctx);
 }
 
 SEC("xdp")
@@ -354,6 +350,10 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
     struct afxdp_rx_meta *meta;
     __u32 hash = 0;
+
+    if (steer_to_kernel(ctx)) {
+        return XDP_PASS;        /* Without asking for a hash. */
+    }
 
     /* A packet that comes with metadata of its own (an XDP frame from a
      * veth peer's program) keeps none of it: ours must be all there is,
