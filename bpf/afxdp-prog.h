@@ -125,4 +125,123 @@ struct afxdp_steer_rule {
     __u16 pad2;
 };
 
+/* Flow offload (other_config:hw-offload=true)
+ * ============================================
+ *
+ * Every built-in program, after steering, looks the packet up in a table
+ * of Open vSwitch megaflows that user space mirrors into maps shared by
+ * the programs of all afxdp ports, and executes the actions of the one it
+ * finds instead of handing the packet to the AF_XDP socket.
+ *
+ * The program parses a packet into a struct afxdp_flow_key, with the
+ * values Open vSwitch's own parser (miniflow_extract()) gives the same
+ * fields, or gives up and leaves the packet to user space: frames it does
+ * not parse exactly as Open vSwitch does (802.3 frames, two VLAN tags,
+ * MPLS, NSH, IPv4 with options or fragmented, IPv6 with extension headers,
+ * ICMPv6, IGMP, truncated headers), TCP and UDP packets whose checksum a
+ * local sender left partial (only user space finishes it), VXLAN and
+ * Geneve.
+ *
+ * 'flow_masks' holds the masks in use, by slot, from 0 to 'n_slots' - 1
+ * of 'flow_cfg' (a slot may be empty).  For each mask, the program looks
+ * up { mask id, key & mask } in 'flow_table', whose entries say what to do
+ * (struct afxdp_flow_action) and where to count (an entry of
+ * 'flow_stats').  A mask's id is never reused, so that a program still
+ * reading a mask that user space has just replaced finds no flow of
+ * another.  Both hash maps are allocated without preallocation, so that a
+ * reader sees an entry whole, before or after an update.
+ *
+ * A packet that matches no flow goes to the socket as before: a miss is
+ * always safe.  'flow_counters' (per CPU) counts what the program did. */
+#define AFXDP_FLOW_CFG_NAME "flow_cfg"
+#define AFXDP_FLOW_MASKS_NAME "flow_masks"
+#define AFXDP_FLOW_TABLE_NAME "flow_table"
+#define AFXDP_FLOW_STATS_NAME "flow_stats"
+#define AFXDP_FLOW_COUNTERS_NAME "flow_counters"
+#define AFXDP_FLOW_MAX_MASKS 16
+#define AFXDP_FLOW_MAX 65536
+
+struct afxdp_flow_cfg {
+    __u32 n_slots;              /* Mask slots to look at. */
+};
+
+/* All in network byte order, as in the packet, except 'ifindex'. */
+struct afxdp_flow_key {
+    __u32 ifindex;              /* The device the packet arrived on. */
+    __be16 dl_type;
+    __be16 vlan_tpid;           /* 0: no VLAN tag. */
+    __u8 dl_dst[6];
+    __u8 dl_src[6];
+    __be16 vlan_tci;            /* With 0x1000 set if tagged, as in OVS. */
+    __u8 nw_frag;
+    __u8 nw_tos;
+    __u8 nw_ttl;
+    __u8 nw_proto;              /* Or the ARP opcode, if at most 0xff. */
+    __be16 tp_src;              /* Or the ICMP type. */
+    __be16 tp_dst;              /* Or the ICMP code. */
+    __be16 tcp_flags;           /* The low 12 bits of the TCP header's. */
+    __be32 nw_src;              /* IPv4 or ARP sender address. */
+    __be32 nw_dst;              /* IPv4 or ARP target address. */
+    __be32 ipv6_label;
+    __u32 pad;
+    __u8 ipv6_src[16];
+    __u8 ipv6_dst[16];
+    __u8 arp_sha[6];
+    __u8 arp_tha[6];
+    __u32 pad2;
+};
+
+#define AFXDP_FLOW_KEY_WORDS (sizeof(struct afxdp_flow_key) / 8)
+
+struct afxdp_flow_mask {
+    __u32 id;
+    __u32 pad;
+    struct afxdp_flow_key mask;
+};
+
+struct afxdp_flow_lookup {
+    __u32 mask_id;
+    __u32 pad;
+    struct afxdp_flow_key key;  /* Masked. */
+};
+
+/* struct afxdp_flow_action 'flags', applied in this order, then the
+ * packet goes to 'ifindex' or, if it is 0, is dropped. */
+#define AFXDP_FLOW_POP_VLAN 0x1u
+#define AFXDP_FLOW_SET_ETH 0x2u
+#define AFXDP_FLOW_PUSH_VLAN 0x4u
+
+struct afxdp_flow_action {
+    __u32 stats;                /* Entry of 'flow_stats'. */
+    __u32 ifindex;              /* Output device, 0 to drop. */
+    __u32 flags;                /* AFXDP_FLOW_*. */
+    __be16 vlan_tpid;           /* To push. */
+    __be16 vlan_tci;            /* To push, as it goes on the wire. */
+    __u8 eth_dst[6];            /* Bits of 'eth_dst_mask' replaced. */
+    __u8 eth_src[6];
+    __u8 eth_dst_mask[6];
+    __u8 eth_src_mask[6];
+};
+
+/* Written by every CPU that runs a flow's actions, without a lock: the
+ * counts by atomic adds, 'used' and 'tcp_flags' by plain stores (a lost
+ * update of either is harmless). */
+struct afxdp_flow_stats {
+    __u64 packets;
+    __u64 bytes;
+    __u64 used_ns;              /* CLOCK_MONOTONIC of the last packet. */
+    __u32 tcp_flags;            /* Host byte order. */
+    __u32 pad;
+};
+
+/* Entries of 'flow_counters'. */
+enum afxdp_flow_counter {
+    AFXDP_FLOW_HIT,             /* Executed in XDP. */
+    AFXDP_FLOW_MISS,            /* Parsed, matched no flow. */
+    AFXDP_FLOW_UNPARSED,        /* Left to user space unparsed. */
+    AFXDP_FLOW_CSUM_PARTIAL,    /* Left to user space: partial checksum. */
+    AFXDP_FLOW_ACTION_FAILED,   /* Dropped: an action failed. */
+    AFXDP_FLOW_N_COUNTERS
+};
+
 #endif /* afxdp-prog.h */

@@ -18,7 +18,8 @@
  * sockets themselves.  User space loads one of the three programs.
  *
  * All three first pass to the kernel's stack the packets that steering
- * gives it (afxdp-prog.h, "Steering").
+ * gives it (afxdp-prog.h, "Steering"), then execute the offloaded flow a
+ * packet matches, if any (afxdp-prog.h, "Flow offload").
  */
 
 #include <linux/bpf.h>
@@ -27,6 +28,8 @@
 #include <linux/in.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/tcp.h>
+#include <linux/udp.h>
 #include <bpf/bpf_endian.h>
 #include <bpf/bpf_helpers.h>
 
@@ -76,6 +79,45 @@ struct {
     __type(key, __u32);
     __type(value, struct afxdp_xmit_ctl);
 } xmit_ctl SEC(".maps");
+
+/* Flow offload: shared by the programs of all ports (afxdp-prog.h). */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct afxdp_flow_cfg);
+} flow_cfg SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __uint(max_entries, AFXDP_FLOW_MAX_MASKS);
+    __type(key, __u32);
+    __type(value, struct afxdp_flow_mask);
+} flow_masks SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_HASH);
+    __uint(map_flags, BPF_F_NO_PREALLOC);
+    __uint(max_entries, AFXDP_FLOW_MAX);
+    __type(key, struct afxdp_flow_lookup);
+    __type(value, struct afxdp_flow_action);
+} flow_table SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(map_flags, BPF_F_MMAPABLE);
+    __uint(max_entries, AFXDP_FLOW_MAX);
+    __type(key, __u32);
+    __type(value, struct afxdp_flow_stats);
+} flow_stats SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, AFXDP_FLOW_N_COUNTERS);
+    __type(key, __u32);
+    __type(value, __u64);
+} flow_counters SEC(".maps");
 
 /* The loopback device's index in every network namespace: a BPF_PROG_RUN
  * runs the program as if the packet came in there. */
@@ -263,6 +305,424 @@ redirect(struct xdp_md *ctx)
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
 }
 
+/* Flow offload. */
+
+static __always_inline void
+flow_count(__u32 counter)
+{
+    __u64 *n = bpf_map_lookup_elem(&flow_counters, &counter);
+
+    if (n) {
+        *n += 1;
+    }
+}
+
+/* The folded ones' complement sum of 'sum'. */
+static __always_inline __u16
+fold(__u32 sum)
+{
+    sum = (sum & 0xffff) + (sum >> 16);
+    return (sum & 0xffff) + (sum >> 16);
+}
+
+/* Whether the TCP or UDP checksum 'csum' is what a local sender leaves
+ * for the device to finish: the folded sum of the pseudo-header, 'sum'
+ * before folding (see lib/afxdp-csum.h).  Such a packet goes to user
+ * space, which finishes it. */
+static __always_inline int
+csum_partial(__u16 csum, __u32 sum)
+{
+    return csum && csum == fold(sum);
+}
+
+/* Parses the transport header at 'l4' of an unfragmented IPv4 or IPv6
+ * packet, 'l4_len' bytes long by its IP header, into 'key'.  'sum' is the
+ * pseudo-header's sum, without the length.  Returns 0, or -1 to leave the
+ * packet to user space. */
+static __always_inline int
+parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
+         struct afxdp_flow_key *key)
+{
+    const __be16 *ports = l4;
+
+    sum += bpf_htons(l4_len);
+    switch (key->nw_proto) {
+    case IPPROTO_TCP: {
+        const struct tcphdr *tcp = l4;
+        __u32 len;
+
+        if ((const void *) (tcp + 1) > end) {
+            return -1;
+        }
+        len = tcp->doff * 4;
+        if (len < sizeof *tcp || l4_len < len) {
+            return -1;
+        }
+        if (csum_partial(tcp->check, sum)) {
+            flow_count(AFXDP_FLOW_CSUM_PARTIAL);
+            return -1;
+        }
+        key->tcp_flags = ((const __be16 *) tcp)[6] & bpf_htons(0x0fff);
+        break;
+    }
+    case IPPROTO_UDP: {
+        const struct udphdr *udp = l4;
+
+        if ((const void *) (udp + 1) > end || l4_len < sizeof *udp
+            || udp->dest == bpf_htons(4789) || udp->dest == bpf_htons(6081)) {
+            return -1;
+        }
+        if (csum_partial(udp->check, sum)) {
+            flow_count(AFXDP_FLOW_CSUM_PARTIAL);
+            return -1;
+        }
+        break;
+    }
+    case IPPROTO_SCTP:
+        if ((const void *) (ports + 6) > end || l4_len < 12) {
+            return -1;
+        }
+        break;
+    case IPPROTO_ICMP: {
+        const __u8 *icmp = l4;
+
+        if (key->dl_type != bpf_htons(ETH_P_IP)
+            || (const void *) (icmp + 8) > end || l4_len < 8) {
+            return -1;
+        }
+        key->tp_src = bpf_htons(icmp[0]);
+        key->tp_dst = bpf_htons(icmp[1]);
+        return 0;
+    }
+    case IPPROTO_IGMP:
+    case IPPROTO_ICMPV6:
+        return -1;
+    default:
+        return 0;
+    }
+    key->tp_src = ports[0];
+    key->tp_dst = ports[1];
+    return 0;
+}
+
+static __always_inline int
+parse_ipv4(const void *l3, const void *end, struct afxdp_flow_key *key)
+{
+    const struct iphdr *ip = l3;
+    const __u16 *addrs;
+    __u32 tot_len;
+
+    if ((const void *) (ip + 1) > end || ip->ihl != 5) {
+        return -1;
+    }
+    tot_len = bpf_ntohs(ip->tot_len);
+    if (tot_len < sizeof *ip || tot_len > (__u32) (end - l3)
+        || ip->frag_off & bpf_htons(0x3fff)) {
+        return -1;
+    }
+    key->nw_src = ip->saddr;
+    key->nw_dst = ip->daddr;
+    key->nw_tos = ip->tos;
+    key->nw_ttl = ip->ttl;
+    key->nw_proto = ip->protocol;
+    addrs = (const __u16 *) &ip->saddr;
+    return parse_l4(ip + 1, end, tot_len - sizeof *ip,
+                    (__u32) addrs[0] + addrs[1] + addrs[2] + addrs[3]
+                    + bpf_htons(ip->protocol), key);
+}
+
+static __always_inline int
+parse_ipv6(const void *l3, const void *end, struct afxdp_flow_key *key)
+{
+    const struct ipv6hdr *ip6 = l3;
+    const __u16 *addrs;
+    __u32 plen, sum = 0;
+
+    if ((const void *) (ip6 + 1) > end) {
+        return -1;
+    }
+    plen = bpf_ntohs(ip6->payload_len);
+    if (plen > (__u32) (end - (const void *) (ip6 + 1))) {
+        return -1;
+    }
+    switch (ip6->nexthdr) {
+    case 0: case 43: case 44: case 50: case 51: case 59: case 60:
+    case 135: case 139: case 140:
+        return -1;              /* Extension headers. */
+    }
+    __builtin_memcpy(key->ipv6_src, &ip6->saddr, 16);
+    __builtin_memcpy(key->ipv6_dst, &ip6->daddr, 16);
+    key->ipv6_label = *(const __be32 *) ip6 & bpf_htonl(0xfffff);
+    key->nw_tos = bpf_ntohl(*(const __be32 *) ip6) >> 20;
+    key->nw_ttl = ip6->hop_limit;
+    key->nw_proto = ip6->nexthdr;
+    addrs = (const __u16 *) &ip6->saddr;
+#pragma unroll
+    for (int i = 0; i < 16; i++) {
+        sum += addrs[i];
+    }
+    return parse_l4(ip6 + 1, end, plen, sum + bpf_htons(ip6->nexthdr), key);
+}
+
+static __always_inline int
+parse_arp(const void *l3, const void *end, struct afxdp_flow_key *key)
+{
+    const struct {
+        __be16 hrd;
+        __be16 pro;
+        __u8 hln;
+        __u8 pln;
+        __be16 op;
+        __u8 sha[ETH_ALEN];
+        __be32 spa;
+        __u8 tha[ETH_ALEN];
+        __be32 tpa;
+    } __attribute__((packed)) *arp = l3;
+
+    if ((const void *) (arp + 1) > end) {
+        return -1;
+    }
+    if (arp->hrd == bpf_htons(1) && arp->pro == bpf_htons(ETH_P_IP)
+        && arp->hln == ETH_ALEN && arp->pln == 4) {
+        key->nw_src = arp->spa;
+        key->nw_dst = arp->tpa;
+        if (bpf_ntohs(arp->op) <= 0xff) {
+            key->nw_proto = bpf_ntohs(arp->op);
+        }
+        __builtin_memcpy(key->arp_sha, arp->sha, ETH_ALEN);
+        __builtin_memcpy(key->arp_tha, arp->tha, ETH_ALEN);
+    }
+    return 0;
+}
+
+/* Parses what follows the Ethernet header (and VLAN tag) at 'l3', of
+ * EtherType 'type', into 'key'.  Inlined once for each place 'l3' may be,
+ * so that every offset into the packet is constant. */
+static __always_inline int
+parse_l3(const void *l3, const void *end, __be16 type,
+         struct afxdp_flow_key *key)
+{
+    if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
+        return -1;              /* 802.3, maybe with LLC and SNAP. */
+    }
+    key->dl_type = type;
+    switch (type) {
+    case bpf_htons(ETH_P_IP):
+        return parse_ipv4(l3, end, key);
+    case bpf_htons(ETH_P_IPV6):
+        return parse_ipv6(l3, end, key);
+    case bpf_htons(ETH_P_ARP):
+    case bpf_htons(ETH_P_RARP):
+        return parse_arp(l3, end, key);
+    case bpf_htons(ETH_P_8021Q):
+    case bpf_htons(ETH_P_8021AD):
+    case bpf_htons(ETH_P_MPLS_UC):
+    case bpf_htons(ETH_P_MPLS_MC):
+    case bpf_htons(0x894f):     /* NSH. */
+        return -1;
+    }
+    return 0;
+}
+
+static __always_inline int
+parse(struct xdp_md *ctx, struct afxdp_flow_key *key)
+{
+    const void *data = (void *) (long) ctx->data;
+    const void *end = (void *) (long) ctx->data_end;
+    const struct ethhdr *eth = data;
+
+    if ((const void *) (eth + 1) > end) {
+        return -1;
+    }
+    key->ifindex = ctx->ingress_ifindex;
+    __builtin_memcpy(key->dl_dst, eth->h_dest, ETH_ALEN);
+    __builtin_memcpy(key->dl_src, eth->h_source, ETH_ALEN);
+    if (eth->h_proto == bpf_htons(ETH_P_8021Q)
+        || eth->h_proto == bpf_htons(ETH_P_8021AD)) {
+        const __be16 *vlan = (const void *) (eth + 1);
+
+        if ((const void *) (vlan + 2) > end) {
+            return -1;
+        }
+        key->vlan_tpid = eth->h_proto;
+        key->vlan_tci = vlan[0] | bpf_htons(0x1000);
+        return parse_l3(vlan + 2, end, vlan[1], key);
+    }
+    return parse_l3(eth + 1, end, eth->h_proto, key);
+}
+
+/* Looks the parsed packet up in each mask's table.  (A bounded loop, as
+ * Linux 5.3 and later verify: its counter stays out of the map key, whose
+ * address the lookup takes, so that the verifier can follow it.) */
+static __always_inline const struct afxdp_flow_action *
+flow_lookup(const struct afxdp_flow_key *key, __u32 n_slots)
+{
+    for (__u32 slot = 0; slot < AFXDP_FLOW_MAX_MASKS; slot++) {
+        const struct afxdp_flow_action *action;
+        const struct afxdp_flow_mask *mask;
+        struct afxdp_flow_lookup lookup;
+        const __u64 *k = (const __u64 *) key;
+        __u64 *m;
+
+        __u32 index = slot;
+
+        if (slot >= n_slots) {
+            break;
+        }
+        mask = bpf_map_lookup_elem(&flow_masks, &index);
+        if (!mask) {
+            continue;
+        }
+        lookup.mask_id = mask->id;
+        lookup.pad = 0;
+        m = (__u64 *) &lookup.key;
+#pragma unroll
+        for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
+            m[i] = k[i] & ((const __u64 *) &mask->mask)[i];
+        }
+        action = bpf_map_lookup_elem(&flow_table, &lookup);
+        if (action) {
+            return action;
+        }
+    }
+    return 0;
+}
+
+static __always_inline void
+flow_account(const struct afxdp_flow_action *action,
+             const struct afxdp_flow_key *key, __u64 bytes)
+{
+    __u32 index = action->stats;
+    struct afxdp_flow_stats *stats;
+
+    stats = bpf_map_lookup_elem(&flow_stats, &index);
+    if (stats) {
+        __u32 flags = bpf_ntohs(key->tcp_flags);
+
+        __sync_fetch_and_add(&stats->packets, 1);
+        __sync_fetch_and_add(&stats->bytes, bytes);
+        stats->used_ns = bpf_ktime_get_ns();
+        if ((stats->tcp_flags & flags) != flags) {
+            stats->tcp_flags |= flags;
+        }
+    }
+}
+
+/* Replaces the bits of the 6 bytes at 'p' that 'mask' selects with those
+ * of 'value'. */
+static __always_inline void
+set_masked(__u8 *p, const __u8 *value, const __u8 *mask)
+{
+#pragma unroll
+    for (int i = 0; i < ETH_ALEN; i++) {
+        p[i] = (p[i] & ~mask[i]) | (value[i] & mask[i]);
+    }
+}
+
+/* Executes 'action' on the packet of 'ctx'.  Returns the XDP verdict. */
+static __always_inline int
+flow_execute(struct xdp_md *ctx, const struct afxdp_flow_action *action)
+{
+    __u32 flags = action->flags;
+    struct ethhdr *eth;
+    __u8 macs[12];
+
+    if (flags & AFXDP_FLOW_POP_VLAN) {
+        eth = (void *) (long) ctx->data;
+        if ((void *) eth + 18 > (void *) (long) ctx->data_end) {
+            goto fail;
+        }
+        __builtin_memcpy(macs, eth, 12);
+        if (bpf_xdp_adjust_head(ctx, 4)) {
+            goto fail;
+        }
+        eth = (void *) (long) ctx->data;
+        if ((void *) (eth + 1) > (void *) (long) ctx->data_end) {
+            goto fail;
+        }
+        __builtin_memcpy(eth, macs, 12);
+    }
+    if (flags & AFXDP_FLOW_SET_ETH) {
+        eth = (void *) (long) ctx->data;
+        if ((void *) (eth + 1) > (void *) (long) ctx->data_end) {
+            goto fail;
+        }
+        set_masked(eth->h_dest, action->eth_dst, action->eth_dst_mask);
+        set_masked(eth->h_source, action->eth_src, action->eth_src_mask);
+    }
+    if (flags & AFXDP_FLOW_PUSH_VLAN) {
+        __be16 *vlan;
+
+        eth = (void *) (long) ctx->data;
+        if ((void *) (eth + 1) > (void *) (long) ctx->data_end) {
+            goto fail;
+        }
+        __builtin_memcpy(macs, eth, 12);
+        if (bpf_xdp_adjust_head(ctx, -4)) {
+            goto fail;
+        }
+        eth = (void *) (long) ctx->data;
+        if ((void *) eth + 16 > (void *) (long) ctx->data_end) {
+            goto fail;
+        }
+        __builtin_memcpy(eth, macs, 12);
+        vlan = (void *) eth + 12;
+        vlan[0] = action->vlan_tpid;
+        vlan[1] = action->vlan_tci;
+    }
+    if (!action->ifindex) {
+        return XDP_DROP;
+    }
+    return bpf_redirect(action->ifindex, 0);
+
+fail:
+    flow_count(AFXDP_FLOW_ACTION_FAILED);
+    return XDP_DROP;
+}
+
+/* Executes the offloaded flow that the packet of 'ctx' matches, if any,
+ * and returns the XDP verdict; otherwise returns -1. */
+static __always_inline int
+offload(struct xdp_md *ctx)
+{
+    const struct afxdp_flow_action *action;
+    struct afxdp_flow_key key;
+    const struct afxdp_flow_cfg *cfg;
+    __u32 zero = 0;
+
+    cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
+    if (!cfg || !cfg->n_slots) {
+        return -1;
+    }
+    __builtin_memset(&key, 0, sizeof key);
+    if (parse(ctx, &key)) {
+        flow_count(AFXDP_FLOW_UNPARSED);
+        return -1;
+    }
+    action = flow_lookup(&key, cfg->n_slots);
+    if (!action) {
+        flow_count(AFXDP_FLOW_MISS);
+        return -1;
+    }
+    flow_count(AFXDP_FLOW_HIT);
+    flow_account(action, &key, (__u64) (ctx->data_end - ctx->data));
+    return flow_execute(ctx, action);
+}
+
+/* What every built-in program does with a packet it receives: steering,
+ * then the offloaded flows, then the socket. */
+static __always_inline int
+receive(struct xdp_md *ctx)
+{
+    int verdict;
+
+    if (steer_to_kernel(ctx)) {
+        return XDP_PASS;
+    }
+    verdict = offload(ctx);
+    return verdict >= 0 ? verdict : redirect(ctx);
+}
+
 /* Removes the packet's XDP metadata.  The kernel keeps at most 32 bytes
  * of it, in multiples of 4, and the verifier does not let a program
  * without CAP_PERFMON subtract one packet pointer from another: so 4 bytes
@@ -322,7 +782,7 @@ SEC("xdp")
 int
 afxdp_redirect(struct xdp_md *ctx)
 {
-    return steer_to_kernel(ctx) ? XDP_PASS : redirect(ctx);
+    return receive(ctx);
 }
 
 SEC("xdp")
@@ -338,7 +798,7 @@ afxdp_redirect_xmit(struct xdp_md *ctx)
             return xmit(ctx, meta);
         }
     }
-    return steer_to_kernel(ctx) ? XDP_PASS : redirect(ctx);
+    return receive(ctx);
 }
 
 SEC("xdp")
@@ -350,9 +810,14 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
     struct afxdp_rx_meta *meta;
     __u32 hash = 0;
+    int verdict;
 
     if (steer_to_kernel(ctx)) {
         return XDP_PASS;        /* Without asking for a hash. */
+    }
+    verdict = offload(ctx);
+    if (verdict >= 0) {
+        return verdict;
     }
 
     /* A packet that comes with metadata of its own (an XDP frame from a

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "afxdp-flow.h"
 #include "afxdp-umem.h"
 #include "bpf/afxdp-prog.h"
 #include "dp-packet.h"
@@ -77,6 +78,7 @@ struct afxdp_xdp {
     uint32_t prog_id;
     bool rx_hash;               /* The hash program is the one attached. */
     char *rx_hash_status;       /* "device", "off" or why it is not used. */
+    bool flow_table;            /* Runs the shared offloaded flows. */
 
     /* XDP transmit: only with our transmitting program attached natively,
      * which is then in the kernel's XDP dispatcher, so that BPF_PROG_RUN
@@ -406,6 +408,15 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
         bpf_map__set_max_entries(map, queue_end);
     }
 
+    if (!path) {
+        error = afxdp_flow_reuse_maps(obj);
+        if (error) {
+            *errp = xasprintf("cannot give %s the shared flow table (%s)",
+                              name, ovs_strerror(error));
+            return error;
+        }
+    }
+
     error = bpf_object__load(obj);
     if (error) {
         *errp = xasprintf("cannot load XDP program from %s (%s)",
@@ -502,6 +513,7 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
                                            &info_len)
                     ? 0 : info.id);
     xdp->obj = obj;
+    xdp->flow_table = !cfg->path && !afxdp_flow_init(NULL);
     xdp->prog_fd = bpf_program__fd(prog);
     xdp->map_fd = map_fd;
     xdp->link_fd = link_fd;
@@ -836,6 +848,27 @@ const char *
 afxdp_xdp_xmit_unsupported(const struct afxdp_xdp *xdp)
 {
     return xdp->xmit_status;
+}
+
+/* Whether the attached program executes the flows offloaded to XDP
+ * (afxdp-flow.h): ours does, where the kernel let the flow table's maps be
+ * created. */
+bool
+afxdp_xdp_has_flow_table(const struct afxdp_xdp *xdp)
+{
+    return xdp->flow_table;
+}
+
+/* Asks the kernel whether device 'ifindex' takes XDP frames to transmit:
+ * whether a program may redirect packets to it.  Returns NULL if it does,
+ * otherwise why not.  It takes the RTNL lock: not for a datapath
+ * thread. */
+const char *
+afxdp_xdp_frames_obstacle(int ifindex)
+{
+    bool zero_copy;
+
+    return afxdp_xdp_probe_xmit(ifindex, &zero_copy);
 }
 
 /* Asks the kernel whether the device currently takes XDP frames to

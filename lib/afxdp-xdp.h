@@ -78,6 +78,13 @@
  * mode and a device that takes XDP frames, which afxdp_xdp_xmit_obstacle()
  * asks the kernel.
  *
+ * Flow offload
+ * ============
+ *
+ * Every program loaded from our object shares the process's flow table
+ * (afxdp-flow.h), and executes the megaflows offloaded to XDP for packets
+ * that arrive on its device.
+ *
  * Thread-safety
  * =============
  *
@@ -147,6 +154,9 @@ struct afxdp_xmit_stats {
                                  * failed before them): left for the
                                  * socket. */
 };
+
+bool afxdp_xdp_has_flow_table(const struct afxdp_xdp *);
+const char *afxdp_xdp_frames_obstacle(int ifindex);
 
 const char *afxdp_xdp_xmit_unsupported(const struct afxdp_xdp *);
 const char *afxdp_xdp_xmit_obstacle(const struct afxdp_xdp *);

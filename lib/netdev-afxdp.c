@@ -34,6 +34,7 @@
 #include "afxdp-xdp.h"
 #include "bpf/afxdp-prog.h"
 #include "dp-packet.h"
+#include "dpif-offload.h"
 #include "netdev-linux-private.h"
 #include "netdev-provider.h"
 #include "openvswitch/dynamic-string.h"
@@ -227,6 +228,11 @@ struct netdev_afxdp {
     char *tx_budget_status OVS_GUARDED;
     char *pass OVS_GUARDED;     /* As requested. */
     bool steer_local;           /* Steers for the device's addresses. */
+    bool flow_offload;          /* The program runs offloaded flows. */
+    int ifindex;                /* The device's, while set up. */
+    ATOMIC(const char *) frames_reason; /* Why flows cannot send to the
+                                         * device from XDP; NULL if they
+                                         * can. */
     bool watched;               /* Counted in afxdp_n_watched_ports. */
     bool kernel_counts_xsk_drops;       /* In the device's rx_dropped. */
     struct afxdp_xdp *xdp;
@@ -364,6 +370,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     atomic_init(&afxdp->tx_unconfigured, 0);
     atomic_init(&afxdp->xmit_on, false);
     atomic_init(&afxdp->xmit_reason, "off");
+    atomic_init(&afxdp->frames_reason, "the port is not set up");
     dev->afxdp = afxdp;
     ovs_mutex_unlock(&dev->mutex);
 
@@ -394,6 +401,8 @@ afxdp_teardown(struct netdev_linux *dev)
     }
     afxdp->watched = false;
     afxdp->xmit_possible = false;
+    afxdp->flow_offload = false;
+    atomic_store_relaxed(&afxdp->frames_reason, "the port is not set up");
     afxdp->steer_local = false;
     afxdp->rx_partial = false;
     afxdp->tx_csum_meta = false;
@@ -992,6 +1001,23 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
     }
 }
 
+/* Asks the kernel whether the device of 'netdev', whose program runs
+ * offloaded flows, takes XDP frames, which flows that send to it need.  In
+ * the main thread, every AFXDP_RECHECK_MS, as for XDP transmit: the flow
+ * offload provider reads the answer. */
+static void
+afxdp_frames_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
+{
+    const char *reason = afxdp_xdp_frames_obstacle(afxdp->ifindex);
+    const char *old;
+
+    atomic_read_relaxed(&afxdp->frames_reason, &old);
+    if (old != reason) {
+        atomic_store_relaxed(&afxdp->frames_reason, reason);
+        netdev_change_seq_changed(netdev);
+    }
+}
+
 /* Gives the program of the port of 'dev', which steers packets for the
  * device's own addresses to the kernel, the addresses the device has now.
  * In the main thread: when the port is set up, then every
@@ -1067,6 +1093,9 @@ afxdp_recheck_class(const struct netdev_class *class)
             }
             if (dev->afxdp->steer_local) {
                 afxdp_steer_sync(dev);
+            }
+            if (dev->afxdp->flow_offload) {
+                afxdp_frames_recheck(netdev, dev->afxdp);
             }
             if (dev->afxdp->busy_poll_on) {
                 uint64_t digest = afxdp_update_busy_poll(dev->afxdp);
@@ -1403,8 +1432,16 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
             if (afxdp->steer_local) {
                 afxdp_steer_sync(dev);
             }
+            afxdp->flow_offload = (afxdp->attach == AFXDP_XDP_NATIVE
+                                   && !afxdp->program
+                                   && afxdp_xdp_has_flow_table(afxdp->xdp));
+            afxdp->ifindex = ifindex;
+            if (afxdp->flow_offload) {
+                atomic_store_relaxed(&afxdp->frames_reason,
+                                     afxdp_xdp_frames_obstacle(ifindex));
+            }
             afxdp->watched = (afxdp->xmit_possible || afxdp->steer_local
-                              || afxdp->busy_poll_on);
+                              || afxdp->busy_poll_on || afxdp->flow_offload);
             if (afxdp->watched) {
                 atomic_count_inc(&afxdp_n_watched_ports);
             }
@@ -1881,6 +1918,63 @@ netdev_afxdp_get_custom_stats(const struct netdev *netdev,
     return 0;
 }
 
+/* Why the port of 'dev' runs no offloaded flows, or NULL if it does. */
+static const char *
+afxdp_flow_offload_obstacle__(const struct netdev_linux *dev)
+    OVS_REQUIRES(dev->mutex)
+{
+    const struct netdev_afxdp *afxdp = dev->afxdp;
+
+    return (!afxdp->n_queues ? "the port is not set up"
+            : afxdp->program ? "xdp-program is set"
+            : afxdp->attach != AFXDP_XDP_NATIVE ? "generic mode"
+            : !afxdp->flow_offload ? "the kernel refused the flow table"
+            : NULL);
+}
+
+static void
+afxdp_flow_offload_status(const struct netdev_linux *dev, struct smap *args)
+    OVS_REQUIRES(dev->mutex)
+{
+    const char *reason = afxdp_flow_offload_obstacle__(dev);
+    const char *out;
+
+    atomic_read_relaxed(&dev->afxdp->frames_reason, &out);
+    if (reason) {
+        smap_add_format(args, "flow-offload", "unavailable: %s", reason);
+    } else if (out) {
+        smap_add_format(args, "flow-offload", "in only: %s", out);
+    } else {
+        smap_add(args, "flow-offload", "in and out");
+    }
+}
+
+/* Returns NULL if XDP can run the offloaded flows of packets that arrive
+ * on 'netdev' (if 'output' is false) or that flows send to it (if true),
+ * storing the device's ifindex in '*ifindex'; otherwise returns why not.
+ * Any thread may call it. */
+const char *
+netdev_afxdp_flow_offload_obstacle(struct netdev *netdev, bool output,
+                                   int *ifindex)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    const char *reason;
+
+    ovs_mutex_lock(&dev->mutex);
+    *ifindex = 0;
+    if (!dev->afxdp) {
+        reason = "not an afxdp port";
+    } else {
+        reason = afxdp_flow_offload_obstacle__(dev);
+        if (!reason && output) {
+            atomic_read_relaxed(&dev->afxdp->frames_reason, &reason);
+        }
+        *ifindex = dev->afxdp->ifindex;
+    }
+    ovs_mutex_unlock(&dev->mutex);
+    return reason;
+}
+
 int
 netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
 {
@@ -1933,6 +2027,9 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
             smap_add(args, "rx-csum-partial", "off");
         }
 
+        if (dpif_offload_enabled()) {
+            afxdp_flow_offload_status(dev, args);
+        }
         afxdp_busy_poll_status(dev, args);
         smap_add(args, "tx-budget", afxdp->tx_budget_status);
         if (afxdp->pass) {

@@ -69,6 +69,9 @@ int netdev_afxdp_get_status(const struct netdev *, struct smap *args);
 void netdev_afxdp_run(void);
 void netdev_afxdp_wait(void);
 
+const char *netdev_afxdp_flow_offload_obstacle(struct netdev *, bool output,
+                                               int *ifindex);
+
 void free_afxdp_buf(struct dp_packet *);
 
 #else /* !HAVE_AF_XDP */

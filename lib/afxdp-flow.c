@@ -1,0 +1,716 @@
+/*
+ * Copyright (c) 2026 The ovs-afxdp authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#include <config.h>
+
+#include "afxdp-flow.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "flow.h"
+#include "id-pool.h"
+#include "netlink.h"
+#include "odp-netlink.h"
+#include "odp-util.h"
+#include "openvswitch/dynamic-string.h"
+#include "openvswitch/match.h"
+#include "openvswitch/vlog.h"
+#include "ovs-atomic.h"
+#include "ovs-thread.h"
+#include "packets.h"
+#include "util.h"
+
+VLOG_DEFINE_THIS_MODULE(afxdp_flow);
+
+BUILD_ASSERT_DECL(sizeof(struct afxdp_flow_key) % 8 == 0);
+BUILD_ASSERT_DECL(sizeof(struct afxdp_flow_stats) == 32);
+
+/* The shared maps, in the order of 'map_defs'. */
+enum afxdp_flow_map {
+    MAP_CFG,
+    MAP_MASKS,
+    MAP_TABLE,
+    MAP_STATS,
+    MAP_COUNTERS,
+    N_MAPS
+};
+
+static const struct afxdp_flow_map_def {
+    const char *name;
+    enum bpf_map_type type;
+    uint32_t key_size;
+    uint32_t value_size;
+    uint32_t max_entries;
+    uint32_t flags;
+} map_defs[N_MAPS] = {
+    [MAP_CFG] = { AFXDP_FLOW_CFG_NAME, BPF_MAP_TYPE_ARRAY, 4,
+                  sizeof(struct afxdp_flow_cfg), 1, 0 },
+    [MAP_MASKS] = { AFXDP_FLOW_MASKS_NAME, BPF_MAP_TYPE_HASH, 4,
+                    sizeof(struct afxdp_flow_mask), AFXDP_FLOW_MAX_MASKS,
+                    BPF_F_NO_PREALLOC },
+    [MAP_TABLE] = { AFXDP_FLOW_TABLE_NAME, BPF_MAP_TYPE_HASH,
+                    sizeof(struct afxdp_flow_lookup),
+                    sizeof(struct afxdp_flow_action), AFXDP_FLOW_MAX,
+                    BPF_F_NO_PREALLOC },
+    [MAP_STATS] = { AFXDP_FLOW_STATS_NAME, BPF_MAP_TYPE_ARRAY, 4,
+                    sizeof(struct afxdp_flow_stats), AFXDP_FLOW_MAX,
+                    BPF_F_MMAPABLE },
+    [MAP_COUNTERS] = { AFXDP_FLOW_COUNTERS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY,
+                       4, sizeof(uint64_t), AFXDP_FLOW_N_COUNTERS, 0 },
+};
+
+/* Set once by afxdp_flow_init(), then read-only. */
+static int map_fds[N_MAPS] = { -1, -1, -1, -1, -1 };
+static volatile struct afxdp_flow_stats *stats_area;
+static const char *init_reason;
+static int init_error;
+
+/* Mask slots, as in 'flow_masks'. */
+struct afxdp_flow_slot {
+    uint32_t id;                /* 0: free. */
+    unsigned int n_flows;
+    struct afxdp_flow_key mask;
+};
+
+static struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS];
+static uint32_t n_slots;        /* As written in 'flow_cfg'. */
+static uint32_t next_mask_id = 1;
+static struct id_pool *stats_ids;
+static size_t n_flows;
+
+struct afxdp_flow {
+    struct afxdp_flow_lookup lookup;
+    int slot;
+    uint32_t stats;
+    odp_port_t out_port;
+};
+
+static int
+afxdp_flow_create_maps(void)
+{
+    size_t size;
+    void *area;
+
+    for (int i = 0; i < N_MAPS; i++) {
+        const struct afxdp_flow_map_def *d = &map_defs[i];
+        LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = d->flags);
+        int fd = bpf_map_create(d->type, d->name, d->key_size,
+                                d->value_size, d->max_entries, &opts);
+
+        if (fd < 0) {
+            int error = errno;
+
+            VLOG_WARN("cannot create BPF map %s for flow offload (%s)",
+                      d->name, ovs_strerror(error));
+            return error;
+        }
+        map_fds[i] = fd;
+    }
+
+    size = ROUND_UP(sizeof(struct afxdp_flow_stats) * AFXDP_FLOW_MAX,
+                    getpagesize());
+    area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                map_fds[MAP_STATS], 0);
+    if (area == MAP_FAILED) {
+        int error = errno;
+
+        VLOG_WARN("cannot map the flow statistics (%s)", ovs_strerror(error));
+        return error;
+    }
+    stats_area = area;
+    stats_ids = id_pool_create(0, AFXDP_FLOW_MAX);
+    return 0;
+}
+
+/* Creates the shared maps, once per process.  Returns 0 if they exist,
+ * otherwise a positive errno, with why in '*reason' if 'reason' is
+ * nonnull. */
+int
+afxdp_flow_init(const char **reason)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+
+    if (ovsthread_once_start(&once)) {
+        init_error = afxdp_flow_create_maps();
+        if (init_error) {
+            for (int i = 0; i < N_MAPS; i++) {
+                if (map_fds[i] >= 0) {
+                    close(map_fds[i]);
+                    map_fds[i] = -1;
+                }
+            }
+            init_reason = "the kernel refused the flow table's maps";
+        }
+        ovsthread_once_done(&once);
+    }
+    if (init_error && reason) {
+        *reason = init_reason;
+    }
+    return init_error;
+}
+
+/* Makes the flow table's maps of our object 'obj', not yet loaded, the
+ * process's shared ones.  An object without them (a user's) is left
+ * alone.  Returns 0 or a positive errno. */
+int
+afxdp_flow_reuse_maps(struct bpf_object *obj)
+{
+    if (afxdp_flow_init(NULL)) {
+        return 0;               /* The object keeps maps of its own. */
+    }
+    for (int i = 0; i < N_MAPS; i++) {
+        struct bpf_map *map = bpf_object__find_map_by_name(obj,
+                                                           map_defs[i].name);
+        int error;
+
+        if (!map) {
+            continue;
+        }
+        error = bpf_map__reuse_fd(map, map_fds[i]);
+        if (error) {
+            return -error;
+        }
+    }
+    return 0;
+}
+
+/* Translation. */
+
+#define FIELD(NAME) { #NAME, offsetof(struct flow, NAME), \
+                      sizeof ((struct flow *) NULL)->NAME }
+
+/* Fields the program does not parse, each zero in every packet that it
+ * does not leave to user space: a megaflow may match them only as zero. */
+static const struct {
+    const char *name;
+    size_t ofs;
+    size_t size;
+} zero_fields[] = {
+    FIELD(tunnel), FIELD(metadata), FIELD(regs), FIELD(skb_priority),
+    FIELD(pkt_mark), FIELD(dp_hash), FIELD(in_port), FIELD(recirc_id),
+    FIELD(ct_state), FIELD(ct_nw_proto), FIELD(ct_zone), FIELD(ct_mark),
+    FIELD(packet_type), FIELD(ct_label), FIELD(conj_id),
+    FIELD(actset_output), FIELD(vlans), FIELD(mpls_lse), FIELD(ct_nw_src),
+    FIELD(ct_nw_dst), FIELD(ct_ipv6_src), FIELD(ct_ipv6_dst),
+    FIELD(nd_target), FIELD(nsh), FIELD(ct_tp_src), FIELD(ct_tp_dst),
+    FIELD(igmp_group_ip4),
+};
+
+static const char *
+afxdp_flow_field_name(size_t ofs)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(zero_fields); i++) {
+        if (ofs >= zero_fields[i].ofs
+            && ofs < zero_fields[i].ofs + zero_fields[i].size) {
+            return zero_fields[i].name;
+        }
+    }
+    return "a field";
+}
+
+/* Stores in 'key' the fields of 'flow' that the program parses, laid out
+ * as it lays them out. */
+static void
+afxdp_flow_key_from_flow(const struct flow *flow, struct afxdp_flow_key *key)
+{
+    memset(key, 0, sizeof *key);
+    key->dl_type = flow->dl_type;
+    key->vlan_tpid = flow->vlans[0].tpid;
+    memcpy(key->dl_dst, flow->dl_dst.ea, ETH_ADDR_LEN);
+    memcpy(key->dl_src, flow->dl_src.ea, ETH_ADDR_LEN);
+    key->vlan_tci = flow->vlans[0].tci;
+    key->nw_frag = flow->nw_frag;
+    key->nw_tos = flow->nw_tos;
+    key->nw_ttl = flow->nw_ttl;
+    key->nw_proto = flow->nw_proto;
+    key->tp_src = flow->tp_src;
+    key->tp_dst = flow->tp_dst;
+    key->tcp_flags = flow->tcp_flags;
+    key->nw_src = flow->nw_src;
+    key->nw_dst = flow->nw_dst;
+    key->ipv6_label = flow->ipv6_label;
+    memcpy(key->ipv6_src, &flow->ipv6_src, 16);
+    memcpy(key->ipv6_dst, &flow->ipv6_dst, 16);
+    memcpy(key->arp_sha, flow->arp_sha.ea, ETH_ADDR_LEN);
+    memcpy(key->arp_tha, flow->arp_tha.ea, ETH_ADDR_LEN);
+}
+
+/* Clears in 'flow' the fields that afxdp_flow_key_from_flow() takes. */
+static void
+afxdp_flow_clear_parsed(struct flow *flow)
+{
+    flow->dl_type = 0;
+    flow->vlans[0].qtag = 0;
+    flow->dl_dst = eth_addr_zero;
+    flow->dl_src = eth_addr_zero;
+    flow->nw_frag = flow->nw_tos = flow->nw_ttl = flow->nw_proto = 0;
+    flow->tp_src = flow->tp_dst = flow->tcp_flags = 0;
+    flow->nw_src = flow->nw_dst = flow->ipv6_label = 0;
+    memset(&flow->ipv6_src, 0, sizeof flow->ipv6_src);
+    memset(&flow->ipv6_dst, 0, sizeof flow->ipv6_dst);
+    flow->arp_sha = eth_addr_zero;
+    flow->arp_tha = eth_addr_zero;
+}
+
+static bool
+afxdp_flow_translate_match(const struct match *match, int in_ifindex,
+                           struct afxdp_flow_rule *rule, char **reason)
+{
+    const struct flow *mask = &match->wc.masks;
+    const uint64_t *v, *m;
+    struct flow rest;
+
+    if (mask->in_port.odp_port != u32_to_odp(UINT32_MAX)) {
+        *reason = xstrdup("in_port is not matched exactly");
+        return false;
+    }
+    if ((match->flow.packet_type ^ htonl(PT_ETH)) & mask->packet_type) {
+        *reason = xstrdup("packet_type is not Ethernet");
+        return false;
+    }
+
+    /* Whatever the program does not parse must be wanted zero. */
+    rest = *mask;
+    afxdp_flow_clear_parsed(&rest);
+    rest.in_port.odp_port = 0;
+    rest.packet_type = 0;
+    v = (const uint64_t *) &match->flow;
+    m = (const uint64_t *) &rest;
+    for (size_t i = 0; i < sizeof rest / 8; i++) {
+        if (v[i] & m[i]) {
+            const uint8_t *vb = (const uint8_t *) &v[i];
+            const uint8_t *mb = (const uint8_t *) &m[i];
+            size_t j = 0;
+
+            while (!(vb[j] & mb[j])) {
+                j++;
+            }
+            *reason = xasprintf("matches a nonzero %s",
+                                afxdp_flow_field_name(i * 8 + j));
+            return false;
+        }
+    }
+
+    afxdp_flow_key_from_flow(&match->flow, &rule->key);
+    afxdp_flow_key_from_flow(mask, &rule->mask);
+    rule->key.ifindex = in_ifindex;
+    rule->mask.ifindex = UINT32_MAX;
+
+    uint8_t *k = (uint8_t *) &rule->key;
+    const uint8_t *km = (const uint8_t *) &rule->mask;
+    for (size_t i = 0; i < sizeof rule->key; i++) {
+        k[i] &= km[i];
+    }
+    return true;
+}
+
+static char *
+afxdp_flow_action_reason(const struct nlattr *a, const char *why)
+{
+    struct ds s = DS_EMPTY_INITIALIZER;
+
+    format_odp_actions(&s, a, a->nla_len, NULL);
+    char *reason = xasprintf("action %s: %s", ds_cstr(&s), why);
+
+    ds_destroy(&s);
+    return reason;
+}
+
+/* Takes in '*action' the Ethernet addresses that set action 'a' (of
+ * OVS_KEY_ATTR_ETHERNET, with a mask if 'masked') writes.  Returns false
+ * for any other set action. */
+static bool
+afxdp_flow_set_eth(const struct nlattr *a, bool masked,
+                   struct afxdp_flow_action *action)
+{
+    const struct nlattr *key = nl_attr_get(a);
+    const struct ovs_key_ethernet *value, *mask;
+    static const struct ovs_key_ethernet all_ones = {
+        .eth_src = ETH_ADDR_C(ff, ff, ff, ff, ff, ff),
+        .eth_dst = ETH_ADDR_C(ff, ff, ff, ff, ff, ff),
+    };
+
+    if (nl_attr_type(key) != OVS_KEY_ATTR_ETHERNET
+        || nl_attr_get_size(key) != (masked ? 2 : 1) * sizeof *value) {
+        return false;
+    }
+    value = nl_attr_get(key);
+    mask = masked ? value + 1 : &all_ones;
+    for (int i = 0; i < ETH_ADDR_LEN; i++) {
+        const uint8_t dm = mask->eth_dst.ea[i], sm = mask->eth_src.ea[i];
+
+        action->eth_dst[i] = ((action->eth_dst[i] & ~dm)
+                              | (value->eth_dst.ea[i] & dm));
+        action->eth_dst_mask[i] |= dm;
+        action->eth_src[i] = ((action->eth_src[i] & ~sm)
+                              | (value->eth_src.ea[i] & sm));
+        action->eth_src_mask[i] |= sm;
+    }
+    action->flags |= AFXDP_FLOW_SET_ETH;
+    return true;
+}
+
+/* The program executes, in this order: a pop_vlan, Ethernet address
+ * changes, a push_vlan, then one output or a drop.  Datapath actions that
+ * come to that are taken; Ethernet address changes and a push_vlan may
+ * come in either order, as they touch different bytes. */
+static bool
+afxdp_flow_translate_actions(const struct match *match,
+                             const struct nlattr *actions, size_t len,
+                             const struct afxdp_flow_ports *ports,
+                             struct afxdp_flow_rule *rule, char **reason)
+{
+    struct afxdp_flow_action *action = &rule->action;
+    const struct nlattr *a;
+    bool output = false;
+    size_t left;
+
+    memset(action, 0, sizeof *action);
+    rule->out_port = ODPP_NONE;
+    NL_ATTR_FOR_EACH_UNSAFE (a, left, actions, len) {
+        int type = nl_attr_type(a);
+
+        if (output) {
+            *reason = afxdp_flow_action_reason(a, "comes after an output");
+            return false;
+        }
+        switch (type) {
+        case OVS_ACTION_ATTR_OUTPUT: {
+            const char *why = NULL;
+            odp_port_t port = nl_attr_get_odp_port(a);
+            int ifindex = ports->output_ifindex(ports->aux, port, &why);
+
+            if (!ifindex) {
+                *reason = afxdp_flow_action_reason(a, why);
+                return false;
+            }
+            action->ifindex = ifindex;
+            rule->out_port = port;
+            output = true;
+            break;
+        }
+        case OVS_ACTION_ATTR_DROP:
+            if (len != a->nla_len) {
+                *reason = afxdp_flow_action_reason(a, "comes with others");
+                return false;
+            }
+            break;
+        case OVS_ACTION_ATTR_POP_VLAN: {
+            const union flow_vlan_hdr *v = &match->flow.vlans[0];
+            const union flow_vlan_hdr *vm = &match->wc.masks.vlans[0];
+
+            if (action->flags) {
+                *reason = afxdp_flow_action_reason(a, "comes after another action");
+                return false;
+            }
+            if (!(v->tci & vm->tci & htons(VLAN_CFI))) {
+                *reason = afxdp_flow_action_reason(
+                    a, "is for packets that may have no VLAN tag");
+                return false;
+            }
+            action->flags |= AFXDP_FLOW_POP_VLAN;
+            break;
+        }
+        case OVS_ACTION_ATTR_PUSH_VLAN: {
+            const struct ovs_action_push_vlan *push = nl_attr_get(a);
+
+            if (action->flags & AFXDP_FLOW_PUSH_VLAN) {
+                *reason = afxdp_flow_action_reason(a, "comes twice");
+                return false;
+            }
+            action->flags |= AFXDP_FLOW_PUSH_VLAN;
+            action->vlan_tpid = push->vlan_tpid;
+            action->vlan_tci = push->vlan_tci & htons(~VLAN_CFI);
+            break;
+        }
+        case OVS_ACTION_ATTR_SET:
+        case OVS_ACTION_ATTR_SET_MASKED:
+            if (!afxdp_flow_set_eth(a, type == OVS_ACTION_ATTR_SET_MASKED,
+                                    action)) {
+                *reason = afxdp_flow_action_reason(a, "cannot run in XDP");
+                return false;
+            }
+            break;
+        default:
+            *reason = afxdp_flow_action_reason(a, "cannot run in XDP");
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Translates the megaflow of 'match' on the device of index 'in_ifindex'
+ * with datapath actions 'actions' into 'rule'.  Returns true if the
+ * program can execute it exactly, otherwise false with why in '*reason'
+ * (for the caller to free). */
+bool
+afxdp_flow_translate(const struct match *match, int in_ifindex,
+                     const struct nlattr *actions, size_t actions_len,
+                     const struct afxdp_flow_ports *ports,
+                     struct afxdp_flow_rule *rule, char **reason)
+{
+    return (afxdp_flow_translate_match(match, in_ifindex, rule, reason)
+            && afxdp_flow_translate_actions(match, actions, actions_len,
+                                            ports, rule, reason));
+}
+
+/* The table. */
+
+static void
+afxdp_flow_write_n_slots(void)
+{
+    struct afxdp_flow_cfg cfg;
+    uint32_t zero = 0;
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        if (slots[i].id) {
+            n = i + 1;
+        }
+    }
+    if (n != n_slots) {
+        cfg.n_slots = n;
+        if (bpf_map_update_elem(map_fds[MAP_CFG], &zero, &cfg, BPF_ANY)) {
+            static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+            VLOG_WARN_RL(&rl, "cannot update the flow table's mask count "
+                         "(%s)", ovs_strerror(errno));
+            return;
+        }
+        n_slots = n;
+    }
+}
+
+/* Returns the slot that holds 'mask', taking a new one if needed, or -1
+ * with the reason in '*reason'. */
+static int
+afxdp_flow_slot_get(const struct afxdp_flow_key *mask, const char **reason)
+{
+    struct afxdp_flow_mask value;
+    int free_slot = -1;
+
+    for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        if (!slots[i].id) {
+            if (free_slot < 0) {
+                free_slot = i;
+            }
+        } else if (!memcmp(&slots[i].mask, mask, sizeof *mask)) {
+            return i;
+        }
+    }
+    if (free_slot < 0) {
+        *reason = "all " OVS_STRINGIZE(AFXDP_FLOW_MAX_MASKS)
+                  " megaflow masks of the XDP flow table are in use";
+        return -1;
+    }
+
+    memset(&value, 0, sizeof value);
+    value.id = next_mask_id++;
+    value.mask = *mask;
+    if (bpf_map_update_elem(map_fds[MAP_MASKS], &free_slot, &value,
+                            BPF_ANY)) {
+        *reason = "the kernel refused a new mask";
+        return -1;
+    }
+    slots[free_slot].id = value.id;
+    slots[free_slot].mask = *mask;
+    slots[free_slot].n_flows = 0;
+    afxdp_flow_write_n_slots();
+    return free_slot;
+}
+
+static void
+afxdp_flow_slot_put(int slot)
+{
+    if (--slots[slot].n_flows == 0) {
+        /* No flow refers to the mask's id any more: a program that still
+         * reads the old mask finds nothing with it. */
+        bpf_map_delete_elem(map_fds[MAP_MASKS], &slot);
+        slots[slot].id = 0;
+        afxdp_flow_write_n_slots();
+    }
+}
+
+/* Adds 'rule' to the table.  Returns the new flow, or NULL with the reason
+ * in '*reason'. */
+struct afxdp_flow *
+afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
+{
+    struct afxdp_flow_action action = rule->action;
+    struct afxdp_flow *flow;
+    uint32_t stats;
+    int slot;
+
+    if (afxdp_flow_init(reason)) {
+        return NULL;
+    }
+    if (!id_pool_alloc_id(stats_ids, &stats)) {
+        *reason = "the XDP flow table is full";
+        return NULL;
+    }
+    slot = afxdp_flow_slot_get(&rule->mask, reason);
+    if (slot < 0) {
+        id_pool_free_id(stats_ids, stats);
+        return NULL;
+    }
+
+    flow = xzalloc(sizeof *flow);
+    flow->slot = slot;
+    flow->stats = stats;
+    flow->out_port = rule->out_port;
+    flow->lookup.mask_id = slots[slot].id;
+    flow->lookup.key = rule->key;
+    memset(CONST_CAST(struct afxdp_flow_stats *, &stats_area[stats]), 0,
+           sizeof stats_area[stats]);
+    action.stats = stats;
+    if (bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
+                            BPF_NOEXIST)) {
+        *reason = (errno == EEXIST ? "the same megaflow is offloaded already"
+                   : errno == E2BIG ? "the XDP flow table is full"
+                   : "the kernel refused the flow");
+        id_pool_free_id(stats_ids, stats);
+        slots[slot].n_flows++;
+        afxdp_flow_slot_put(slot);
+        free(flow);
+        return NULL;
+    }
+    slots[slot].n_flows++;
+    n_flows++;
+    return flow;
+}
+
+/* Gives 'flow' the actions of 'rule', whose match must be the same.  Its
+ * statistics go on.  Returns 0, or a positive errno with the reason in
+ * '*reason', in which case 'flow' is as it was. */
+int
+afxdp_flow_replace(struct afxdp_flow *flow, const struct afxdp_flow_rule *rule,
+                   const char **reason)
+{
+    struct afxdp_flow_action action = rule->action;
+
+    if (memcmp(&flow->lookup.key, &rule->key, sizeof rule->key)
+        || memcmp(&slots[flow->slot].mask, &rule->mask, sizeof rule->mask)) {
+        *reason = "the megaflow's match changed";
+        return EINVAL;
+    }
+    action.stats = flow->stats;
+    if (bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
+                            BPF_EXIST)) {
+        *reason = "the kernel refused the new actions";
+        return errno;
+    }
+    flow->out_port = rule->out_port;
+    return 0;
+}
+
+/* Removes 'flow' from the table and frees it.  The program stops using it
+ * before this returns, except for a packet it is executing it on right
+ * now. */
+void
+afxdp_flow_remove(struct afxdp_flow *flow)
+{
+    if (!flow) {
+        return;
+    }
+    if (bpf_map_delete_elem(map_fds[MAP_TABLE], &flow->lookup)) {
+        VLOG_WARN("cannot remove a flow from the XDP flow table (%s)",
+                  ovs_strerror(errno));
+    }
+    afxdp_flow_slot_put(flow->slot);
+    id_pool_free_id(stats_ids, flow->stats);
+    n_flows--;
+    free(flow);
+}
+
+void
+afxdp_flow_get_stats(const struct afxdp_flow *flow,
+                     struct afxdp_flow_stats_snapshot *s)
+{
+    const volatile struct afxdp_flow_stats *st = &stats_area[flow->stats];
+    uint64_t used_ns = st->used_ns;
+
+    s->packets = st->packets;
+    s->bytes = st->bytes;
+    s->tcp_flags = st->tcp_flags;
+    /* Both are CLOCK_MONOTONIC: the program's bpf_ktime_get_ns() and
+     * time_msec(). */
+    s->used = used_ns ? used_ns / (1000 * 1000) : 0;
+}
+
+odp_port_t
+afxdp_flow_out_port(const struct afxdp_flow *flow)
+{
+    return flow->out_port;
+}
+
+size_t
+afxdp_flow_n_flows(void)
+{
+    return n_flows;
+}
+
+size_t
+afxdp_flow_n_masks(void)
+{
+    size_t n = 0;
+
+    for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
+        n += slots[i].id != 0;
+    }
+    return n;
+}
+
+/* Sums the program's counters over the CPUs.  All zero if the maps do not
+ * exist. */
+void
+afxdp_flow_counters(uint64_t counters[AFXDP_FLOW_N_COUNTERS])
+{
+    int n_cpus = libbpf_num_possible_cpus();
+    uint64_t *values;
+
+    memset(counters, 0, AFXDP_FLOW_N_COUNTERS * sizeof *counters);
+    if (afxdp_flow_init(NULL) || n_cpus <= 0) {
+        return;
+    }
+    values = xcalloc(n_cpus, sizeof *values);
+    for (uint32_t i = 0; i < AFXDP_FLOW_N_COUNTERS; i++) {
+        if (!bpf_map_lookup_elem(map_fds[MAP_COUNTERS], &i, values)) {
+            for (int cpu = 0; cpu < n_cpus; cpu++) {
+                counters[i] += values[cpu];
+            }
+        }
+    }
+    free(values);
+}
+
+const char *
+afxdp_flow_counter_name(enum afxdp_flow_counter counter)
+{
+    switch (counter) {
+    case AFXDP_FLOW_HIT: return "xdp_hits";
+    case AFXDP_FLOW_MISS: return "xdp_misses";
+    case AFXDP_FLOW_UNPARSED: return "xdp_unparsed";
+    case AFXDP_FLOW_CSUM_PARTIAL: return "xdp_csum_partial";
+    case AFXDP_FLOW_ACTION_FAILED: return "xdp_action_failed";
+    case AFXDP_FLOW_N_COUNTERS: break;
+    }
+    return "unknown";
+}
