@@ -23,8 +23,10 @@ JOBS ?= 2
 TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
-        check-afxdp check-sanitize check-kernel deb check-deb series \
-        series-verify bench bench-tcp bench-rxhash bench-shared-txq bench-pool \
+        check-afxdp check-afxdp-offload check-sanitize check-kernel deb \
+        check-deb series \
+        series-verify bench bench-tcp bench-rxhash bench-shared-txq \
+        bench-offload-miss bench-pool \
         sanitize-pool clean \
         distclean
 
@@ -53,6 +55,10 @@ check-unit: build
 
 check-afxdp: build
 	@bash scripts/check.sh $(OVS) afxdp
+
+# check-afxdp with other_config:hw-offload=true: flows run in XDP.
+check-afxdp-offload: build
+	@bash scripts/check.sh $(OVS) afxdp-offload
 
 check-sanitize: build-sanitize
 	@bash scripts/check.sh $(OVS) sanitize
@@ -97,6 +103,10 @@ bench-rxhash: build
 # transmit and with the socket.
 bench-shared-txq: build
 	@bash scripts/bench-shared-txq.sh
+
+# What a miss costs with and without flow offload to XDP.
+bench-offload-miss: build
+	@bash scripts/bench-offload-miss.sh
 
 bench-pool: build
 	$(OVS)/tests/ovstest test-afxdp-pool benchmark 1000000 2

@@ -25,10 +25,13 @@
 
 /* Names of the built-in programs: the one that asks the device for its RX
  * hash (Linux 6.3), the one that also transmits for user space (XDP
- * transmit, helpers of Linux 5.18), and the plain one, which needs neither
- * and so loads on every kernel that afxdp ports run on. */
+ * transmit, helpers of Linux 5.18), the one that does neither but runs
+ * offloaded flows, as the first two do (a helper of Linux 5.18), and the
+ * plain one, which needs none of that and so loads on every kernel that
+ * afxdp ports run on. */
 #define AFXDP_PROG_HASH_NAME "afxdp_redirect_hash"
 #define AFXDP_PROG_XMIT_NAME "afxdp_redirect_xmit"
+#define AFXDP_PROG_FLOWS_NAME "afxdp_redirect_flows"
 #define AFXDP_PROG_PLAIN_NAME "afxdp_redirect"
 
 /* What the hash program writes in front of every packet it steers to an
@@ -128,10 +131,11 @@ struct afxdp_steer_rule {
 /* Flow offload (other_config:hw-offload=true)
  * ============================================
  *
- * Every built-in program, after steering, looks the packet up in a table
- * of Open vSwitch megaflows that user space mirrors into maps shared by
- * the programs of all afxdp ports, and executes the actions of the one it
- * finds instead of handing the packet to the AF_XDP socket.
+ * The built-in programs but the plain one, after steering, look the
+ * packet up in a table of Open vSwitch megaflows that user space mirrors
+ * into maps shared by the programs of all afxdp ports, and execute the
+ * actions of the one they find instead of handing the packet to the AF_XDP
+ * socket.
  *
  * The program parses a packet into a struct afxdp_flow_key, with the
  * values Open vSwitch's own parser (miniflow_extract()) gives the same

@@ -14,12 +14,14 @@
  * transmit", helpers of Linux 5.18); a device-bound program cannot be run
  * that way.
  *
- * afxdp_redirect does neither, and needs nothing newer than the AF_XDP
- * sockets themselves.  User space loads one of the three programs.
+ * afxdp_redirect_flows does neither; afxdp_redirect does not even run
+ * offloaded flows, and needs nothing newer than the AF_XDP sockets
+ * themselves.  User space loads one of the four programs.
  *
- * All three first pass to the kernel's stack the packets that steering
- * gives it (afxdp-prog.h, "Steering"), then execute the offloaded flow a
- * packet matches, if any (afxdp-prog.h, "Flow offload").
+ * All four first pass to the kernel's stack the packets that steering
+ * gives it (afxdp-prog.h, "Steering"); all but afxdp_redirect then execute
+ * the offloaded flow a packet matches, if any (afxdp-prog.h, "Flow
+ * offload"), which needs a helper of Linux 5.18.
  */
 
 #include <linux/bpf.h>
@@ -405,8 +407,12 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
     return 0;
 }
 
+/* 'room' is the packet's length from 'l3' on, all its buffers together:
+ * a scalar, as the verifier allows only constant offsets from a packet
+ * pointer, and no difference of two, without CAP_PERFMON. */
 static __always_inline int
-parse_ipv4(const void *l3, const void *end, struct afxdp_flow_key *key)
+parse_ipv4(const void *l3, const void *end, __u32 room,
+           struct afxdp_flow_key *key)
 {
     const struct iphdr *ip = l3;
     const __u16 *addrs;
@@ -416,7 +422,7 @@ parse_ipv4(const void *l3, const void *end, struct afxdp_flow_key *key)
         return -1;
     }
     tot_len = bpf_ntohs(ip->tot_len);
-    if (tot_len < sizeof *ip || tot_len > (__u32) (end - l3)
+    if (tot_len < sizeof *ip || tot_len > room
         || ip->frag_off & bpf_htons(0x3fff)) {
         return -1;
     }
@@ -432,7 +438,8 @@ parse_ipv4(const void *l3, const void *end, struct afxdp_flow_key *key)
 }
 
 static __always_inline int
-parse_ipv6(const void *l3, const void *end, struct afxdp_flow_key *key)
+parse_ipv6(const void *l3, const void *end, __u32 room,
+           struct afxdp_flow_key *key)
 {
     const struct ipv6hdr *ip6 = l3;
     const __u16 *addrs;
@@ -442,7 +449,7 @@ parse_ipv6(const void *l3, const void *end, struct afxdp_flow_key *key)
         return -1;
     }
     plen = bpf_ntohs(ip6->payload_len);
-    if (plen > (__u32) (end - (const void *) (ip6 + 1))) {
+    if (plen + sizeof *ip6 > room) {
         return -1;
     }
     switch (ip6->nexthdr) {
@@ -496,10 +503,11 @@ parse_arp(const void *l3, const void *end, struct afxdp_flow_key *key)
 }
 
 /* Parses what follows the Ethernet header (and VLAN tag) at 'l3', of
- * EtherType 'type', into 'key'.  Inlined once for each place 'l3' may be,
- * so that every offset into the packet is constant. */
+ * EtherType 'type', into 'key'; 'room' is the packet's length from 'l3'
+ * on.  Inlined once for each place 'l3' may be, so that every offset into
+ * the packet is constant. */
 static __always_inline int
-parse_l3(const void *l3, const void *end, __be16 type,
+parse_l3(const void *l3, const void *end, __u32 room, __be16 type,
          struct afxdp_flow_key *key)
 {
     if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
@@ -508,9 +516,9 @@ parse_l3(const void *l3, const void *end, __be16 type,
     key->dl_type = type;
     switch (type) {
     case bpf_htons(ETH_P_IP):
-        return parse_ipv4(l3, end, key);
+        return parse_ipv4(l3, end, room, key);
     case bpf_htons(ETH_P_IPV6):
-        return parse_ipv6(l3, end, key);
+        return parse_ipv6(l3, end, room, key);
     case bpf_htons(ETH_P_ARP):
     case bpf_htons(ETH_P_RARP):
         return parse_arp(l3, end, key);
@@ -524,14 +532,15 @@ parse_l3(const void *l3, const void *end, __be16 type,
     return 0;
 }
 
+/* Parses the packet of 'ctx', 'len' bytes long, into 'key'. */
 static __always_inline int
-parse(struct xdp_md *ctx, struct afxdp_flow_key *key)
+parse(struct xdp_md *ctx, __u32 len, struct afxdp_flow_key *key)
 {
     const void *data = (void *) (long) ctx->data;
     const void *end = (void *) (long) ctx->data_end;
     const struct ethhdr *eth = data;
 
-    if ((const void *) (eth + 1) > end) {
+    if ((const void *) (eth + 1) > end || len < 18) {
         return -1;
     }
     key->ifindex = ctx->ingress_ifindex;
@@ -546,46 +555,43 @@ parse(struct xdp_md *ctx, struct afxdp_flow_key *key)
         }
         key->vlan_tpid = eth->h_proto;
         key->vlan_tci = vlan[0] | bpf_htons(0x1000);
-        return parse_l3(vlan + 2, end, vlan[1], key);
+        return parse_l3(vlan + 2, end, len - 18, vlan[1], key);
     }
-    return parse_l3(eth + 1, end, eth->h_proto, key);
+    return parse_l3(eth + 1, end, len - 14, eth->h_proto, key);
 }
 
-/* Looks the parsed packet up in each mask's table.  (A bounded loop, as
- * Linux 5.3 and later verify: its counter stays out of the map key, whose
- * address the lookup takes, so that the verifier can follow it.) */
+/* Looks the parsed packet up in each mask's table.  The loop is unrolled,
+ * and its body neither breaks nor returns, so that the verifier follows
+ * 16 straight copies of it. */
 static __always_inline const struct afxdp_flow_action *
 flow_lookup(const struct afxdp_flow_key *key, __u32 n_slots)
 {
-    for (__u32 slot = 0; slot < AFXDP_FLOW_MAX_MASKS; slot++) {
-        const struct afxdp_flow_action *action;
-        const struct afxdp_flow_mask *mask;
-        struct afxdp_flow_lookup lookup;
-        const __u64 *k = (const __u64 *) key;
-        __u64 *m;
+    const struct afxdp_flow_action *found = 0;
 
+#pragma unroll
+    for (__u32 slot = 0; slot < AFXDP_FLOW_MAX_MASKS; slot++) {
+        const struct afxdp_flow_mask *mask = 0;
+        struct afxdp_flow_lookup lookup;
         __u32 index = slot;
 
-        if (slot >= n_slots) {
-            break;
+        if (!found && slot < n_slots) {
+            mask = bpf_map_lookup_elem(&flow_masks, &index);
         }
-        mask = bpf_map_lookup_elem(&flow_masks, &index);
-        if (!mask) {
-            continue;
-        }
-        lookup.mask_id = mask->id;
-        lookup.pad = 0;
-        m = (__u64 *) &lookup.key;
+        if (mask) {
+            const __u64 *k = (const __u64 *) key;
+            const __u64 *m = (const __u64 *) &mask->mask;
+            __u64 *l = (__u64 *) &lookup.key;
+
+            lookup.mask_id = mask->id;
+            lookup.pad = 0;
 #pragma unroll
-        for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
-            m[i] = k[i] & ((const __u64 *) &mask->mask)[i];
-        }
-        action = bpf_map_lookup_elem(&flow_table, &lookup);
-        if (action) {
-            return action;
+            for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
+                l[i] = k[i] & m[i];
+            }
+            found = bpf_map_lookup_elem(&flow_table, &lookup);
         }
     }
-    return 0;
+    return found;
 }
 
 static __always_inline void
@@ -688,14 +694,15 @@ offload(struct xdp_md *ctx)
     const struct afxdp_flow_action *action;
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
-    __u32 zero = 0;
+    __u32 zero = 0, len;
 
     cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
     if (!cfg || !cfg->n_slots) {
         return -1;
     }
+    len = bpf_xdp_get_buff_len(ctx);
     __builtin_memset(&key, 0, sizeof key);
-    if (parse(ctx, &key)) {
+    if (parse(ctx, len, &key)) {
         flow_count(AFXDP_FLOW_UNPARSED);
         return -1;
     }
@@ -705,21 +712,22 @@ offload(struct xdp_md *ctx)
         return -1;
     }
     flow_count(AFXDP_FLOW_HIT);
-    flow_account(action, &key, (__u64) (ctx->data_end - ctx->data));
+    flow_account(action, &key, len);
     return flow_execute(ctx, action);
 }
 
-/* What every built-in program does with a packet it receives: steering,
- * then the offloaded flows, then the socket. */
+/* What the built-in programs do with a packet they receive: steering,
+ * then, but for the plain program, the offloaded flows, then the
+ * socket. */
 static __always_inline int
-receive(struct xdp_md *ctx)
+receive(struct xdp_md *ctx, int flows)
 {
     int verdict;
 
     if (steer_to_kernel(ctx)) {
         return XDP_PASS;
     }
-    verdict = offload(ctx);
+    verdict = flows ? offload(ctx) : -1;
     return verdict >= 0 ? verdict : redirect(ctx);
 }
 
@@ -782,7 +790,14 @@ SEC("xdp")
 int
 afxdp_redirect(struct xdp_md *ctx)
 {
-    return receive(ctx);
+    return receive(ctx, 0);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_flows(struct xdp_md *ctx)
+{
+    return receive(ctx, 1);
 }
 
 SEC("xdp")
@@ -798,7 +813,7 @@ afxdp_redirect_xmit(struct xdp_md *ctx)
             return xmit(ctx, meta);
         }
     }
-    return receive(ctx);
+    return receive(ctx, 1);
 }
 
 SEC("xdp")

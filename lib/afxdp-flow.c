@@ -678,6 +678,38 @@ afxdp_flow_n_masks(void)
     return n;
 }
 
+static size_t
+afxdp_flow_count_keys(int fd, size_t key_size)
+{
+    uint8_t key[sizeof(struct afxdp_flow_lookup)];
+    uint8_t next[sizeof key];
+    size_t n = 0;
+
+    ovs_assert(key_size <= sizeof key);
+    if (bpf_map_get_next_key(fd, NULL, next)) {
+        return 0;
+    }
+    do {
+        n++;
+        memcpy(key, next, key_size);
+    } while (!bpf_map_get_next_key(fd, key, next));
+    return n;
+}
+
+/* Counts the entries of the kernel's flow and mask maps, to check them
+ * against afxdp_flow_n_flows() and afxdp_flow_n_masks(). */
+void
+afxdp_flow_count_kernel(size_t *n_flows_, size_t *n_masks_)
+{
+    *n_flows_ = *n_masks_ = 0;
+    if (!afxdp_flow_init(NULL)) {
+        *n_flows_ = afxdp_flow_count_keys(map_fds[MAP_TABLE],
+                                          sizeof(struct afxdp_flow_lookup));
+        *n_masks_ = afxdp_flow_count_keys(map_fds[MAP_MASKS],
+                                          sizeof(uint32_t));
+    }
+}
+
 /* Sums the program's counters over the CPUs.  All zero if the maps do not
  * exist. */
 void

@@ -103,6 +103,7 @@ odp_port_t afxdp_flow_out_port(const struct afxdp_flow *);
 
 size_t afxdp_flow_n_flows(void);
 size_t afxdp_flow_n_masks(void);
+void afxdp_flow_count_kernel(size_t *n_flows, size_t *n_masks);
 void afxdp_flow_counters(uint64_t counters[AFXDP_FLOW_N_COUNTERS]);
 const char *afxdp_flow_counter_name(enum afxdp_flow_counter);
 

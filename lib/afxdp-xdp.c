@@ -513,7 +513,8 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
                                            &info_len)
                     ? 0 : info.id);
     xdp->obj = obj;
-    xdp->flow_table = !cfg->path && !afxdp_flow_init(NULL);
+    xdp->flow_table = (!cfg->path && strcmp(prog_name, AFXDP_PROG_PLAIN_NAME)
+                       && !afxdp_flow_init(NULL));
     xdp->prog_fd = bpf_program__fd(prog);
     xdp->map_fd = map_fd;
     xdp->link_fd = link_fd;
@@ -551,6 +552,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
                                : NULL);
     char *hash_error = NULL;
     struct afxdp_xdp *xdp;
+    bool flows = false;
     uint32_t prog_id;
     int error;
 
@@ -615,7 +617,20 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
             xmit_status = "the kernel refuses the XDP transmit program";
         }
     }
-    if (!rx_hash && xmit_status) {
+    if (!rx_hash && xmit_status && !path) {
+        /* The program that runs offloaded flows needs a helper of Linux
+         * 5.18: a kernel that refuses it gets the plain one. */
+        char *flows_error = NULL;
+
+        flows = !afxdp_xdp_install(&t, AFXDP_PROG_FLOWS_NAME, false, false,
+                                   xdp, &flows_error);
+        if (!flows) {
+            VLOG_INFO("%s: XDP flow offload unavailable: %s", ifname,
+                      flows_error);
+            free(flows_error);
+        }
+    }
+    if (!rx_hash && xmit_status && !flows) {
         error = afxdp_xdp_install(&t, AFXDP_PROG_PLAIN_NAME, false, false,
                                   xdp, errp);
         if (error) {

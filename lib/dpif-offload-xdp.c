@@ -98,6 +98,9 @@ struct xdp_offload {
     dpif_offload_flow_unreference_cb *unreference_cb OVS_GUARDED;
     uint64_t n_installed OVS_GUARDED;   /* Ever. */
     uint64_t n_refused OVS_GUARDED;     /* Ever. */
+    uint64_t n_puts OVS_GUARDED;        /* Ever. */
+    uint64_t put_us OVS_GUARDED;        /* Time spent in them. */
+    uint64_t put_us_max OVS_GUARDED;
     struct xdp_offload_refusal refusals[XDP_OFFLOAD_N_REFUSALS]
         OVS_GUARDED;
     unsigned int next_refusal OVS_GUARDED;
@@ -380,11 +383,13 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
         .aux = &aux,
     };
     struct xdp_offload_flow *flow;
+    long long int start = time_usec();
     struct afxdp_flow_rule rule;
     const char *obstacle;
     char *reason = NULL;
     int in_ifindex;
     int error = 0;
+    uint64_t us;
 
     obstacle = netdev_afxdp_flow_offload_obstacle(netdev, false, &in_ifindex);
     if (obstacle) {
@@ -438,6 +443,10 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
     } else {
         error = EOPNOTSUPP;
     }
+    us = time_usec() - start;
+    x->n_puts++;
+    x->put_us += us;
+    x->put_us_max = MAX(x->put_us_max, us);
     ovs_mutex_unlock(&x->mutex);
     return error;
 }
@@ -547,6 +556,7 @@ xdp_offload_get_debug_text(struct xdp_offload *x, struct ds *ds)
     OVS_REQUIRES(x->mutex)
 {
     uint64_t counters[AFXDP_FLOW_N_COUNTERS];
+    size_t kernel_flows, kernel_masks;
     struct dpif_offload_port *port;
     struct xdp_offload_flow *flow;
 
@@ -566,10 +576,16 @@ xdp_offload_get_debug_text(struct xdp_offload *x, struct ds *ds)
                       obstacle ? "not offloading: " : "offloading",
                       obstacle ? obstacle : "");
     }
+    afxdp_flow_count_kernel(&kernel_flows, &kernel_masks);
     ds_put_format(ds, "    flows: %"PRIuSIZE", masks: %"PRIuSIZE
                   " of %d, installed ever: %"PRIu64", refused ever: %"PRIu64
                   "\n", xdp_offload_n_loaded(x), afxdp_flow_n_masks(),
                   AFXDP_FLOW_MAX_MASKS, x->n_installed, x->n_refused);
+    ds_put_format(ds, "    kernel maps: %"PRIuSIZE" flows, %"PRIuSIZE
+                  " masks\n", kernel_flows, kernel_masks);
+    ds_put_format(ds, "    flow puts: %"PRIu64", average %"PRIu64" us, "
+                  "longest %"PRIu64" us\n", x->n_puts,
+                  x->n_puts ? x->put_us / x->n_puts : 0, x->put_us_max);
     afxdp_flow_counters(counters);
     for (int i = 0; i < AFXDP_FLOW_N_COUNTERS; i++) {
         ds_put_format(ds, "    %s: %"PRIu64"\n",
@@ -647,7 +663,7 @@ xdp_offload_get_global_stats(const struct dpif_offload *offload,
 
     afxdp_flow_counters(counters);
     stats->label = xstrdup(dpif_offload_name(offload));
-    stats->counters = xcalloc(AFXDP_FLOW_N_COUNTERS + 3,
+    stats->counters = xcalloc(AFXDP_FLOW_N_COUNTERS + 4,
                               sizeof *stats->counters);
     ovs_mutex_lock(&x->mutex);
     ovs_strlcpy(stats->counters[n].name, "flows",
@@ -659,6 +675,9 @@ xdp_offload_get_global_stats(const struct dpif_offload *offload,
     ovs_strlcpy(stats->counters[n].name, "refused",
                 sizeof stats->counters[n].name);
     stats->counters[n++].value = x->n_refused;
+    ovs_strlcpy(stats->counters[n].name, "put_us_average",
+                sizeof stats->counters[n].name);
+    stats->counters[n++].value = x->n_puts ? x->put_us / x->n_puts : 0;
     ovs_mutex_unlock(&x->mutex);
     for (int i = 0; i < AFXDP_FLOW_N_COUNTERS; i++) {
         ovs_strlcpy(stats->counters[n].name, afxdp_flow_counter_name(i),

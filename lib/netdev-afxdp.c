@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "afxdp-csum.h"
+#include "afxdp-flow.h"
 #include "afxdp-umem.h"
 #include "afxdp-xdp.h"
 #include "bpf/afxdp-prog.h"
@@ -1924,12 +1925,21 @@ afxdp_flow_offload_obstacle__(const struct netdev_linux *dev)
     OVS_REQUIRES(dev->mutex)
 {
     const struct netdev_afxdp *afxdp = dev->afxdp;
+    const char *reason;
 
-    return (!afxdp->n_queues ? "the port is not set up"
-            : afxdp->program ? "xdp-program is set"
-            : afxdp->attach != AFXDP_XDP_NATIVE ? "generic mode"
-            : !afxdp->flow_offload ? "the kernel refused the flow table"
-            : NULL);
+    if (!afxdp->n_queues) {
+        return "the port is not set up";
+    } else if (afxdp->program) {
+        return "xdp-program is set";
+    } else if (afxdp->attach != AFXDP_XDP_NATIVE) {
+        return "generic mode";
+    } else if (afxdp->flow_offload) {
+        return NULL;
+    }
+    /* Either the flow table's maps or the program that runs flows. */
+    reason = "the kernel refuses the program that runs flows (Linux 5.18)";
+    afxdp_flow_init(&reason);
+    return reason;
 }
 
 static void

@@ -12,11 +12,12 @@ import math
 import statistics
 import sys
 
-ORDER = ["afxdp", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
+ORDER = ["afxdp", "afxdp-offload", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
          "afxdp-nocsum", "afxdp-ring1024", "afxdp-busypoll",
          "afxdp-busypoll-defer", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
+    "afxdp-offload": "ovs-afxdp, hw-offload=true (flows in XDP)",
     "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
     "afxdp-nocsum": "ovs-afxdp, rx-csum-partial=false",

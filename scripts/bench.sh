@@ -16,7 +16,8 @@
 # where the kernel's NAPI polls run when the PMD does not run them.
 #
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
-# (default 3), BENCH_IMPLS (default "afxdp upstream system dpdk"; also
+# (default 3), BENCH_IMPLS (default "afxdp afxdp-offload upstream system
+# dpdk"; also
 # "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
 # this series with options:xdp-xmit=false; "afxdp-nocsum": this series
 # with options:rx-csum-partial=false; "afxdp-ring1024": this series with
@@ -24,7 +25,9 @@
 # series with options:busy-poll=true; "afxdp-busypoll-defer": the same with
 # the OVS side veths' napi_defer_hard_irqs=2 and gro_flush_timeout=200000,
 # as the guide advises; "afxdp-socket-tx2048": "afxdp-socket-tx" with
-# options:tx-budget=2048, where Linux 6.17 allows it), BENCH_CASES
+# options:tx-budget=2048, where Linux 6.17 allows it; "afxdp-offload":
+# this series with other_config:hw-offload=true, the flows run in XDP),
+# BENCH_CASES
 # (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
 # BENCH_PERF (if set, "perf record" of the PMD's core during each
@@ -43,7 +46,7 @@ OVS=$BUILD/ovs
 OUT=$BUILD/bench
 SECS=${BENCH_SECONDS:-5}
 REPEATS=${BENCH_REPEATS:-3}
-IMPLS=${BENCH_IMPLS:-"afxdp upstream system dpdk"}
+IMPLS=${BENCH_IMPLS:-"afxdp afxdp-offload upstream system dpdk"}
 GEN_NS=afxb-gen SINK_NS=afxb-sink
 GEN_MAC=02:00:00:00:0b:01 SINK_MAC=02:00:00:00:0b:02
 
@@ -158,6 +161,9 @@ start_ovs() {
         --remote=punix:"$SANDBOX/db.sock" "$SANDBOX/conf.db"
     ovs-vsctl --no-wait init -- set Open_vSwitch . \
         other_config:pmd-cpu-mask=0x2
+    if [ "$impl" = afxdp-offload ]; then
+        ovs-vsctl --no-wait set Open_vSwitch . other_config:hw-offload=true
+    fi
     if [ "$impl" = dpdk ]; then
         ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
             other_config:dpdk-lcore-mask=0x1 \
@@ -190,6 +196,13 @@ start_ovs() {
     done
 }
 
+# The packets that offloaded flows have handled in XDP so far (0 without
+# offload).
+xdp_hits() {
+    ovs-appctl -t "$CTL" dpctl/offload-stats-show 2>/dev/null \
+        | awk '$1 == "xdp_hits:" { n = $2 } END { print n + 0 }'
+}
+
 # The softirq and total jiffies of core 1 so far.
 core1_jiffies() {
     awk '$1 == "cpu1" { t = 0; for (i = 2; i <= NF; i++) t += $i;
@@ -201,6 +214,7 @@ core1_jiffies() {
 measure() {
     local impl=$1 test=$2 flows=$3 size=$4 gen=$5 args="" before after stats
     local rate cpp poller="core_id 1:" t0 t1 secs si0 tot0 si1 tot1 softirq
+    local hits0 hits1
     ovs-ofctl del-flows br0
     if [ "$test" = rxdrop ]; then
         ovs-ofctl add-flow br0 actions=drop
@@ -222,6 +236,7 @@ measure() {
     ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null
     t0=$(date +%s.%N)
     read -r si0 tot0 < <(core1_jiffies)
+    hits0=$(xdp_hits)
     before=$(sink_packets)
     if [ -n "${BENCH_PERF:-}" ]; then
         # A profile of the PMD's core while it measures.
@@ -231,6 +246,7 @@ measure() {
         sleep "$SECS"
     fi
     after=$(sink_packets)
+    hits1=$(xdp_hits)
     read -r si1 tot1 < <(core1_jiffies)
     stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show)
     t1=$(date +%s.%N)
@@ -262,6 +278,9 @@ measure() {
         END { if (n != "") print n / secs / 1e6, cpp }')
     if [ "$test" = l2fwd ]; then
         rate=$(python3 -c "print(($after - $before) / $secs / 1e6)")
+    elif [ "$hits1" -gt "$hits0" ]; then
+        # Dropped in XDP, and so never received by the PMD.
+        rate=$(python3 -c "print(${rate:-0} + ($hits1 - $hits0) / $secs / 1e6)")
     fi
     softirq=$(python3 -c "print(100 * ($si1 - $si0) / max($tot1 - $tot0, 1))")
     echo "${rate:-nan} ${cpp:-nan} $softirq"

@@ -6,6 +6,7 @@
 #   check.sh OVS_TREE unit    the OVS testsuite filtered to keyword "afxdp"
 #   check.sh OVS_TREE afxdp   check-afxdp: tests/system-afxdp*.at and
 #                             upstream's tests/system-traffic.at over afxdp
+#   check.sh OVS_TREE afxdp-offload  the same with hw-offload=true
 #   check.sh OVS_TREE kernel  the demo and the ports' fallback status under
 #                             Debian bookworm's 6.1 kernel, in a QEMU guest
 #                             (scripts/kernel-check.sh)
@@ -97,6 +98,20 @@ run_afxdp() {
         "$TOP/tests/system-afxdp-skip.txt"
 }
 
+# check-afxdp again with other_config:hw-offload=true and the namespaces'
+# veths taking XDP frames (AFXDP_HW_OFFLOAD, tests/system-afxdp-macros.at):
+# the flows between afxdp ports run in XDP wherever they can.  FLAGS narrow
+# the run: "make check" runs the part in AFXDP_OFFLOAD_CI_TESTS, "make
+# check-afxdp-offload" all of it.
+AFXDP_OFFLOAD_CI_TESTS="-k datapath,ping"
+run_afxdp_offload() {
+    echo "== check-afxdp-offload (check-afxdp with hw-offload=true${1:+, $1})"
+    export AFXDP_HW_OFFLOAD=true
+    system_tests "$OVS" afxdp-offload "${1:-}"
+    unset AFXDP_HW_OFFLOAD
+    skip_reasons "$LOGDIR/afxdp-offload.log"
+}
+
 # Under the sanitizers, only the series' own system tests: keyword afxdp.
 # LeakSanitizer too: OVS's atlocal turns it off unless asked.
 run_sanitize() {
@@ -164,9 +179,11 @@ skip_reasons() {
 }
 
 case $what in
-all) run_unit; run_afxdp; run_sanitize; run_kernel ;;
+all) run_unit; run_afxdp; run_afxdp_offload "$AFXDP_OFFLOAD_CI_TESTS"
+     run_sanitize; run_kernel ;;
 unit) run_unit ;;
 afxdp) run_afxdp ;;
+afxdp-offload) run_afxdp_offload ;;
 sanitize) run_sanitize ;;
 kernel) run_kernel ;;
 deb) run_deb ;;
