@@ -142,9 +142,9 @@ struct afxdp_steer_rule {
  * fields, or gives up and leaves the packet to user space: frames it does
  * not parse exactly as Open vSwitch does (802.3 frames, two VLAN tags,
  * MPLS, NSH, IPv4 with options or fragmented, IPv6 with extension headers,
- * ICMPv6, IGMP, truncated headers), TCP and UDP packets whose checksum a
- * local sender left partial (only user space finishes it), VXLAN and
- * Geneve.
+ * ICMPv6, IGMP, truncated headers), packets longer than
+ * AFXDP_FLOW_MAX_LEN, TCP and UDP packets whose checksum a local sender
+ * left partial (only user space finishes it), VXLAN and Geneve.
  *
  * 'flow_masks' holds the masks in use, by slot, from 0 to 'n_slots' - 1
  * of 'flow_cfg' (a slot may be empty).  For each mask, the program looks
@@ -163,6 +163,12 @@ struct afxdp_steer_rule {
 #define AFXDP_FLOW_STATS_NAME "flow_stats"
 #define AFXDP_FLOW_COUNTERS_NAME "flow_counters"
 #define AFXDP_FLOW_MAX_MASKS 16
+
+/* Longer packets are left to user space: the driver may have spread one
+ * over several buffers, which the program cannot tell from its length
+ * without CAP_PERFMON, and a device may not take such a packet from XDP
+ * (veth or a NIC without NETDEV_XDP_ACT_NDO_XMIT_SG): it would be lost. */
+#define AFXDP_FLOW_MAX_LEN 1522
 #define AFXDP_FLOW_MAX 65536
 
 struct afxdp_flow_cfg {

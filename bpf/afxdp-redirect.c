@@ -136,6 +136,20 @@ extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
                                     enum xdp_rss_hash_type *rss_type)
     __ksym __weak;
 
+/* ARP for IPv4 over Ethernet.  (linux/if_arp.h needs the C library, which
+ * a BPF program does not have.) */
+struct arp_ipv4 {
+    __be16 hrd;
+    __be16 pro;
+    __u8 hln;
+    __u8 pln;
+    __be16 op;
+    __u8 sha[ETH_ALEN];
+    __be32 spa;
+    __u8 tha[ETH_ALEN];
+    __be32 tpa;
+} __attribute__((packed));
+
 /* Steering. */
 
 /* Whether IPv4 address 'addr' (network byte order) is the device's. */
@@ -198,19 +212,7 @@ rule_l4(__be16 type, __u8 proto, const void *l4, int has_l4,
 static __always_inline int
 steer_arp(const void *l3, const void *end, __u32 flags)
 {
-    /* ARP for IPv4 over Ethernet.  (linux/if_arp.h needs the C library,
-     * which a BPF program does not have.) */
-    const struct {
-        __be16 hrd;
-        __be16 pro;
-        __u8 hln;
-        __u8 pln;
-        __be16 op;
-        __u8 sha[ETH_ALEN];
-        __be32 spa;
-        __u8 tha[ETH_ALEN];
-        __be32 tpa;
-    } __attribute__((packed)) *arp = l3;
+    const struct arp_ipv4 *arp = l3;
 
     if (!(flags & AFXDP_STEER_LOCAL) || (const void *) (arp + 1) > end
         || arp->hrd != bpf_htons(1) || arp->pro != bpf_htons(ETH_P_IP)
@@ -474,17 +476,7 @@ parse_ipv6(const void *l3, const void *end, __u32 room,
 static __always_inline int
 parse_arp(const void *l3, const void *end, struct afxdp_flow_key *key)
 {
-    const struct {
-        __be16 hrd;
-        __be16 pro;
-        __u8 hln;
-        __u8 pln;
-        __be16 op;
-        __u8 sha[ETH_ALEN];
-        __be32 spa;
-        __u8 tha[ETH_ALEN];
-        __be32 tpa;
-    } __attribute__((packed)) *arp = l3;
+    const struct arp_ipv4 *arp = l3;
 
     if ((const void *) (arp + 1) > end) {
         return -1;
@@ -702,7 +694,7 @@ offload(struct xdp_md *ctx)
     }
     len = bpf_xdp_get_buff_len(ctx);
     __builtin_memset(&key, 0, sizeof key);
-    if (parse(ctx, len, &key)) {
+    if (len > AFXDP_FLOW_MAX_LEN || parse(ctx, len, &key)) {
         flow_count(AFXDP_FLOW_UNPARSED);
         return -1;
     }

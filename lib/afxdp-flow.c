@@ -418,7 +418,8 @@ afxdp_flow_translate_actions(const struct match *match,
             const union flow_vlan_hdr *vm = &match->wc.masks.vlans[0];
 
             if (action->flags) {
-                *reason = afxdp_flow_action_reason(a, "comes after another action");
+                *reason = afxdp_flow_action_reason(
+                    a, "comes after another action");
                 return false;
             }
             if (!(v->tci & vm->tci & htons(VLAN_CFI))) {

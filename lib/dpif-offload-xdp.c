@@ -653,38 +653,39 @@ xdp_offload_get_debug(const struct dpif_offload *offload, struct ds *ds,
     ovs_mutex_unlock(&x->mutex);
 }
 
+static void
+xdp_offload_add_counter(struct netdev_custom_stats *stats, const char *name,
+                        uint64_t value)
+{
+    struct netdev_custom_counter *c = &stats->counters[stats->size++];
+
+    ovs_strlcpy(c->name, name, sizeof c->name);
+    c->value = value;
+}
+
 static int
 xdp_offload_get_global_stats(const struct dpif_offload *offload,
                              struct netdev_custom_stats *stats)
 {
     struct xdp_offload *x = xdp_offload_cast(offload);
     uint64_t counters[AFXDP_FLOW_N_COUNTERS];
-    size_t n = 0;
 
     afxdp_flow_counters(counters);
     stats->label = xstrdup(dpif_offload_name(offload));
     stats->counters = xcalloc(AFXDP_FLOW_N_COUNTERS + 4,
                               sizeof *stats->counters);
+    stats->size = 0;
     ovs_mutex_lock(&x->mutex);
-    ovs_strlcpy(stats->counters[n].name, "flows",
-                sizeof stats->counters[n].name);
-    stats->counters[n++].value = xdp_offload_n_loaded(x);
-    ovs_strlcpy(stats->counters[n].name, "installed",
-                sizeof stats->counters[n].name);
-    stats->counters[n++].value = x->n_installed;
-    ovs_strlcpy(stats->counters[n].name, "refused",
-                sizeof stats->counters[n].name);
-    stats->counters[n++].value = x->n_refused;
-    ovs_strlcpy(stats->counters[n].name, "put_us_average",
-                sizeof stats->counters[n].name);
-    stats->counters[n++].value = x->n_puts ? x->put_us / x->n_puts : 0;
+    xdp_offload_add_counter(stats, "flows", xdp_offload_n_loaded(x));
+    xdp_offload_add_counter(stats, "installed", x->n_installed);
+    xdp_offload_add_counter(stats, "refused", x->n_refused);
+    xdp_offload_add_counter(stats, "put_us_average",
+                            x->n_puts ? x->put_us / x->n_puts : 0);
     ovs_mutex_unlock(&x->mutex);
     for (int i = 0; i < AFXDP_FLOW_N_COUNTERS; i++) {
-        ovs_strlcpy(stats->counters[n].name, afxdp_flow_counter_name(i),
-                    sizeof stats->counters[n].name);
-        stats->counters[n++].value = counters[i];
+        xdp_offload_add_counter(stats, afxdp_flow_counter_name(i),
+                                counters[i]);
     }
-    stats->size = n;
     return 0;
 }
 
