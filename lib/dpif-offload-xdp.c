@@ -238,11 +238,15 @@ xdp_offload_port_del(struct dpif_offload *offload, odp_port_t port_no)
     struct dpif_offload_port *port;
 
     /* Nothing that comes in or goes out by the port stays in XDP.  The
-     * flows stay until dpif-netdev deletes them. */
+     * flows that go out by it stay until dpif-netdev deletes them; those
+     * that come in by it are given back now, as dpif-netdev can no longer
+     * reach this provider for them once the port is gone. */
     ovs_mutex_lock(&x->mutex);
-    HMAP_FOR_EACH (flow, node, &x->flows) {
-        if (flow->entry && (flow->in_port == port_no
-                            || afxdp_flow_out_port(flow->entry) == port_no)) {
+    HMAP_FOR_EACH_SAFE (flow, node, &x->flows) {
+        if (flow->in_port == port_no) {
+            xdp_offload_flow_free(x, flow, true);
+        } else if (flow->entry
+                   && afxdp_flow_out_port(flow->entry) == port_no) {
             xdp_offload_flow_unload(flow);
         }
     }
@@ -404,11 +408,14 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
     if (!reason) {
         const char *why = NULL;
 
-        if (flow && flow->entry) {
-            if (afxdp_flow_replace(flow->entry, &rule, &why)) {
-                xdp_offload_flow_unload(flow);
-            }
-        } else {
+        if (flow && flow->entry
+            && afxdp_flow_replace(flow->entry, &rule, &why)) {
+            /* Its key changed (the in_port's device has a new index), or
+             * the kernel refused the change: in anew, if it can be. */
+            xdp_offload_flow_unload(flow);
+            why = NULL;
+        }
+        if (!flow || !flow->entry) {
             struct afxdp_flow *entry = afxdp_flow_install(&rule, &why);
 
             if (entry && !flow) {

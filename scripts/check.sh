@@ -106,7 +106,7 @@ run_afxdp() {
 # afxdp, count what passes through user space; those of flow offload are
 # in check-afxdp.)  "make check" runs the part in AFXDP_OFFLOAD_CI_TESTS,
 # "make check-afxdp-offload" all of it.
-AFXDP_OFFLOAD_CI_TESTS="-k datapath,ping,!afxdp -k datapath,http,!afxdp"
+AFXDP_OFFLOAD_CI_TESTS="-k datapath,!afxdp"
 run_afxdp_offload() {
     echo "== check-afxdp-offload (system-traffic with hw-offload=true${1:+, $1})"
     export AFXDP_HW_OFFLOAD=true
