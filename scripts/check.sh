@@ -16,7 +16,9 @@
 #                             UndefinedBehaviorSanitizer (and LeakSanitizer
 #                             on): any report fails the test that caused it
 #
-# TESTSUITEFLAGS from the environment narrow a run (e.g. -k ping).
+# TESTSUITEFLAGS from the environment narrow a run (e.g. -k ping).  A
+# system test that fails is run once more unless RECHECK=no; what failed,
+# also on a first run only, is printed just before the summary line.
 set -uo pipefail
 
 OVS=$(cd "${1:?usage: check.sh OVS_TREE all|unit|afxdp}" && pwd)
@@ -43,6 +45,7 @@ unit_tests() {
     (cd "$tree/tests" && ./testsuite -C . AUTOTEST_PATH="$tree/utilities:$tree/vswitchd:$tree/ovsdb:$tree/vtep:$tree/tests:$tree/ipsec:$tree" \
         -j2 -k afxdp ${TESTSUITEFLAGS:-}) 2>&1 | tee "$log"
     tally "$log"
+    failure_digest "$tree/tests/testsuite.dir" "$log"
 }
 
 # system_tests TREE LOGNAME [FLAGS]: make check-afxdp in TREE.
@@ -55,8 +58,44 @@ system_tests() {
     fi
     make -s -C "$tree" check-afxdp TESTSUITEFLAGS="$flags ${TESTSUITEFLAGS:-}" \
         2>&1 | tee "$log"
-    [ $mounted = yes ] && umount /sys/fs/bpf
     tally "$log"
+    failure_digest "$tree/tests/system-afxdp-testsuite.dir" "$log"
+    recheck "$tree" "$log"
+    [ $mounted = yes ] && umount /sys/fs/bpf
+}
+
+# recheck TREE LOG: runs the tests that failed in LOG once more, as
+# upstream's RECHECK=yes does for its system suites (RECHECK=no turns it
+# off).  One that passes then is counted as passed, but stays in $DIGEST,
+# marked, with the output of its first run: a flaky test is reported, not
+# hidden.
+recheck() {
+    local tree=$1 log=$2 again=${2%.log}-recheck.log n
+    [ "${RECHECK:-yes}" = yes ] && grep -qE '^ *[0-9]+: .* FAILED \(' "$log" \
+        || return 0
+    echo "== $(basename "$log" .log): the failed tests once more"
+    make -s -C "$tree" check-afxdp TESTSUITEFLAGS=--recheck 2>&1 \
+        | tee "$again"
+    n=$(grep -cE '^ *[0-9]+: .* ok$' "$again")
+    passed=$((passed + n)) failed=$((failed - n))
+    grep -E '^ *[0-9]+: .* ok$' "$again" \
+        | sed "s/^/$(basename "$log" .log): passed when run again: /" \
+        >> "$DIGEST"
+}
+
+# failure_digest DIR LOG: for each test LOG reports failed, its result line
+# and the lines of its own log (kept in DIR/NN) that say what differed, into
+# $DIGEST, which is printed last: CI shows only the end of the output.
+DIGEST=$LOGDIR/failures.txt
+: > "$DIGEST"
+failure_digest() {
+    local dir=$1 log=$2 n
+    grep -E '^ *[0-9]+: .* FAILED \(' "$log" | while read -r line; do
+        echo "$(basename "$log" .log): $line"
+        n=$(ls "$dir" 2>/dev/null | grep -xE "0*${line%%:*}")
+        grep -E '^[-+][^-+]|exit code was|^\./.*: ' "$dir/$n/"*testsuite.log \
+            2>/dev/null | grep -vE '^\./[^ ]*: (testing|waiting)' | tail -n 8
+    done >> "$DIGEST"
 }
 
 run_unit() {
@@ -193,5 +232,9 @@ deb) run_deb ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac
 
+if [ -s "$DIGEST" ]; then
+    echo "== what failed (full logs in $LOGDIR)"
+    head -n 30 "$DIGEST"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ $((passed + failed)) -gt 0 ]
