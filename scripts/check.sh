@@ -29,11 +29,15 @@ mkdir -p "$LOGDIR"
 
 passed=0 failed=0 skipped=0
 
-# Count autotest's per-test result lines ("  12: title   ok").
+# Autotest's per-test result lines ("  12: title   ok"), passed and failed.
+PASS_RE='^ *[0-9]+: .* (ok|expected failure)$'
+FAIL_RE='^ *[0-9]+: .* (FAILED \(|UNEXPECTED PASS)'
+
+# Count them.
 tally() {
     local log=$1 p f s
-    p=$(grep -cE '^ *[0-9]+: .* (ok|expected failure)$' "$log")
-    f=$(grep -cE '^ *[0-9]+: .* (FAILED \(|UNEXPECTED PASS)' "$log")
+    p=$(grep -cE "$PASS_RE" "$log")
+    f=$(grep -cE "$FAIL_RE" "$log")
     s=$(grep -cE '^ *[0-9]+: .* skipped \(' "$log")
     echo "$(basename "$log" .log): $p passed, $f failed, $s skipped"
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
@@ -70,17 +74,16 @@ system_tests() {
 # marked, with the output of its first run: a flaky test is reported, not
 # hidden.
 recheck() {
-    local tree=$1 log=$2 again=${2%.log}-recheck.log n
-    [ "${RECHECK:-yes}" = yes ] && grep -qE '^ *[0-9]+: .* FAILED \(' "$log" \
-        || return 0
-    echo "== $(basename "$log" .log): the failed tests once more"
+    local tree=$1 log=$2 again=${2%.log}-recheck.log name n
+    [ "${RECHECK:-yes}" = yes ] && grep -qE "$FAIL_RE" "$log" || return 0
+    name=$(basename "$log" .log)
+    echo "== $name: the failed tests once more"
     make -s -C "$tree" check-afxdp TESTSUITEFLAGS=--recheck 2>&1 \
         | tee "$again"
-    n=$(grep -cE '^ *[0-9]+: .* ok$' "$again")
+    grep -E "$PASS_RE" "$again" > "$again.passed"
+    n=$(wc -l < "$again.passed")
     passed=$((passed + n)) failed=$((failed - n))
-    grep -E '^ *[0-9]+: .* ok$' "$again" \
-        | sed "s/^/$(basename "$log" .log): passed when run again: /" \
-        >> "$DIGEST"
+    sed "s/^/$name: passed when run again: /" "$again.passed" >> "$DIGEST"
 }
 
 # failure_digest DIR LOG: for each test LOG reports failed, its result line
@@ -90,7 +93,7 @@ DIGEST=$LOGDIR/failures.txt
 : > "$DIGEST"
 failure_digest() {
     local dir=$1 log=$2 n
-    grep -E '^ *[0-9]+: .* FAILED \(' "$log" | while read -r line; do
+    grep -E "$FAIL_RE" "$log" | while read -r line; do
         echo "$(basename "$log" .log): $line"
         n=$(ls "$dir" 2>/dev/null | grep -xE "0*${line%%:*}")
         grep -E '^[-+][^-+]|exit code was|^\./.*: ' "$dir/$n/"*testsuite.log \
