@@ -131,8 +131,10 @@ struct afxdp_steer_rule {
 /* Flow offload (other_config:hw-offload=true)
  * ============================================
  *
- * The built-in programs but the plain one, after steering, look the
- * packet up in a table of Open vSwitch megaflows that user space mirrors
+ * The built-in programs but the plain one, after steering, look a packet
+ * that arrived on a queue with a socket of the port in 'xsks_map' (never
+ * one of the queues the port leaves to the kernel) up in a table of Open
+ * vSwitch megaflows that user space mirrors
  * into maps shared by the programs of all afxdp ports, and execute the
  * actions of the one they find instead of handing the packet to the AF_XDP
  * socket.

@@ -686,10 +686,17 @@ offload(struct xdp_md *ctx)
     const struct afxdp_flow_action *action;
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
-    __u32 zero = 0, len;
+    __u32 zero = 0, len, queue;
 
     cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
     if (!cfg || !cfg->n_slots) {
+        return -1;
+    }
+    /* Only the port's own queues: a packet on a queue that the port left
+     * to the kernel (options:start-queue, n_rxq) is the host's, whatever
+     * flow it would match. */
+    queue = ctx->rx_queue_index;
+    if (!bpf_map_lookup_elem(&xsks_map, &queue)) {
         return -1;
     }
     len = bpf_xdp_get_buff_len(ctx);

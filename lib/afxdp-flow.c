@@ -21,8 +21,10 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <linux/membarrier.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "flow.h"
@@ -90,11 +92,23 @@ struct afxdp_flow_slot {
     struct afxdp_flow_key mask;
 };
 
-static struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS];
-static uint32_t n_slots;        /* As written in 'flow_cfg'. */
-static uint32_t next_mask_id = 1;
-static struct id_pool *stats_ids;
-static size_t n_flows;
+/* The table's books, one set per process as the maps are, whichever
+ * offload provider (datapath) installs the flows. */
+static struct ovs_mutex flow_mutex = OVS_MUTEX_INITIALIZER;
+static struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS]
+    OVS_GUARDED_BY(flow_mutex);
+static uint32_t n_slots OVS_GUARDED_BY(flow_mutex);    /* In 'flow_cfg'. */
+static uint32_t next_mask_id OVS_GUARDED_BY(flow_mutex) = 1;
+static struct id_pool *stats_ids OVS_GUARDED_BY(flow_mutex);
+static size_t n_flows OVS_GUARDED_BY(flow_mutex);
+
+/* Statistics entries of removed flows, not yet back in 'stats_ids': a
+ * program that found the flow just before its removal may still count
+ * into its entry, until the kernel's RCU grace period that began after
+ * the removal ends (afxdp_flow_reclaim()). */
+static uint32_t *retired OVS_GUARDED_BY(flow_mutex);
+static size_t n_retired OVS_GUARDED_BY(flow_mutex);
+static size_t allocated_retired OVS_GUARDED_BY(flow_mutex);
 
 struct afxdp_flow {
     struct afxdp_flow_lookup lookup;
@@ -136,7 +150,9 @@ afxdp_flow_create_maps(void)
         return error;
     }
     stats_area = area;
+    ovs_mutex_lock(&flow_mutex);
     stats_ids = id_pool_create(0, AFXDP_FLOW_MAX);
+    ovs_mutex_unlock(&flow_mutex);
     return 0;
 }
 
@@ -477,6 +493,7 @@ afxdp_flow_translate(const struct match *match, int in_ifindex,
 
 static void
 afxdp_flow_write_n_slots(void)
+    OVS_REQUIRES(flow_mutex)
 {
     struct afxdp_flow_cfg cfg;
     uint32_t zero = 0;
@@ -504,6 +521,7 @@ afxdp_flow_write_n_slots(void)
  * with the reason in '*reason'. */
 static int
 afxdp_flow_slot_get(const struct afxdp_flow_key *mask, const char **reason)
+    OVS_REQUIRES(flow_mutex)
 {
     struct afxdp_flow_mask value;
     int free_slot = -1;
@@ -540,6 +558,7 @@ afxdp_flow_slot_get(const struct afxdp_flow_key *mask, const char **reason)
 
 static void
 afxdp_flow_slot_put(int slot)
+    OVS_REQUIRES(flow_mutex)
 {
     if (--slots[slot].n_flows == 0) {
         /* No flow refers to the mask's id any more: a program that still
@@ -548,6 +567,77 @@ afxdp_flow_slot_put(int slot)
         slots[slot].id = 0;
         afxdp_flow_write_n_slots();
     }
+}
+
+/* Waits until no XDP program still runs with what the table held before
+ * the call: every program runs inside an RCU read-side critical section
+ * of the kernel (the driver's NAPI poll, generic XDP or BPF_PROG_RUN), and
+ * MEMBARRIER_CMD_GLOBAL returns after a grace period of the kernel's RCU
+ * (Linux 4.3).  A kernel that refuses it (one with nohz_full CPUs) gets a
+ * wait far longer than a program takes on one packet. */
+static void
+afxdp_flow_wait_for_programs(void)
+{
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0)) {
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 60);
+
+        VLOG_INFO_RL(&rl, "membarrier (%s): waiting 10 ms for the XDP "
+                     "programs instead", ovs_strerror(errno));
+        xnanosleep(10 * 1000 * 1000);
+    }
+}
+
+/* Returns the statistics entries of the flows removed so far to the pool,
+ * once no program can count into them any more.  Takes as long as a grace
+ * period of the kernel's RCU (milliseconds) if there are any: the offload
+ * provider calls it from its own thread, between flow changes.  Returns
+ * how many were reclaimed. */
+size_t
+afxdp_flow_reclaim(void)
+{
+    uint32_t *ids;
+    size_t n;
+
+    ovs_mutex_lock(&flow_mutex);
+    ids = retired;
+    n = n_retired;
+    retired = NULL;
+    n_retired = allocated_retired = 0;
+    ovs_mutex_unlock(&flow_mutex);
+
+    if (n) {
+        afxdp_flow_wait_for_programs();
+        ovs_mutex_lock(&flow_mutex);
+        for (size_t i = 0; i < n; i++) {
+            id_pool_free_id(stats_ids, ids[i]);
+        }
+        ovs_mutex_unlock(&flow_mutex);
+    }
+    free(ids);
+    return n;
+}
+
+/* Returns how many statistics entries wait for afxdp_flow_reclaim(). */
+size_t
+afxdp_flow_n_retired(void)
+{
+    size_t n;
+
+    ovs_mutex_lock(&flow_mutex);
+    n = n_retired;
+    ovs_mutex_unlock(&flow_mutex);
+    return n;
+}
+
+static bool
+afxdp_flow_alloc_stats(uint32_t *stats)
+{
+    bool ok;
+
+    ovs_mutex_lock(&flow_mutex);
+    ok = id_pool_alloc_id(stats_ids, stats);
+    ovs_mutex_unlock(&flow_mutex);
+    return ok;
 }
 
 /* Adds 'rule' to the table.  Returns the new flow, or NULL with the reason
@@ -563,13 +653,17 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
     if (afxdp_flow_init(reason)) {
         return NULL;
     }
-    if (!id_pool_alloc_id(stats_ids, &stats)) {
+    if (!afxdp_flow_alloc_stats(&stats)
+        && (!afxdp_flow_reclaim() || !afxdp_flow_alloc_stats(&stats))) {
         *reason = "the XDP flow table is full";
         return NULL;
     }
+
+    ovs_mutex_lock(&flow_mutex);
     slot = afxdp_flow_slot_get(&rule->mask, reason);
     if (slot < 0) {
         id_pool_free_id(stats_ids, stats);
+        ovs_mutex_unlock(&flow_mutex);
         return NULL;
     }
 
@@ -579,6 +673,9 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
     flow->out_port = rule->out_port;
     flow->lookup.mask_id = slots[slot].id;
     flow->lookup.key = rule->key;
+    /* No program counts into it: it was never used, or was retired before
+     * the last afxdp_flow_reclaim() and so is out of every program's
+     * hands. */
     memset(CONST_CAST(struct afxdp_flow_stats *, &stats_area[stats]), 0,
            sizeof stats_area[stats]);
     action.stats = stats;
@@ -590,11 +687,13 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
         id_pool_free_id(stats_ids, stats);
         slots[slot].n_flows++;
         afxdp_flow_slot_put(slot);
+        ovs_mutex_unlock(&flow_mutex);
         free(flow);
         return NULL;
     }
     slots[slot].n_flows++;
     n_flows++;
+    ovs_mutex_unlock(&flow_mutex);
     return flow;
 }
 
@@ -606,9 +705,14 @@ afxdp_flow_replace(struct afxdp_flow *flow, const struct afxdp_flow_rule *rule,
                    const char **reason)
 {
     struct afxdp_flow_action action = rule->action;
+    bool same_mask;
 
-    if (memcmp(&flow->lookup.key, &rule->key, sizeof rule->key)
-        || memcmp(&slots[flow->slot].mask, &rule->mask, sizeof rule->mask)) {
+    ovs_mutex_lock(&flow_mutex);
+    same_mask = !memcmp(&slots[flow->slot].mask, &rule->mask,
+                        sizeof rule->mask);
+    ovs_mutex_unlock(&flow_mutex);
+    if (!same_mask || memcmp(&flow->lookup.key, &rule->key,
+                             sizeof rule->key)) {
         *reason = "the megaflow's match changed";
         return EINVAL;
     }
@@ -624,7 +728,8 @@ afxdp_flow_replace(struct afxdp_flow *flow, const struct afxdp_flow_rule *rule,
 
 /* Removes 'flow' from the table and frees it.  The program stops using it
  * before this returns, except for a packet it is executing it on right
- * now. */
+ * now, which may still count in the flow's statistics entry: the entry is
+ * reused only after afxdp_flow_reclaim(). */
 void
 afxdp_flow_remove(struct afxdp_flow *flow)
 {
@@ -635,9 +740,14 @@ afxdp_flow_remove(struct afxdp_flow *flow)
         VLOG_WARN("cannot remove a flow from the XDP flow table (%s)",
                   ovs_strerror(errno));
     }
+    ovs_mutex_lock(&flow_mutex);
     afxdp_flow_slot_put(flow->slot);
-    id_pool_free_id(stats_ids, flow->stats);
+    if (n_retired >= allocated_retired) {
+        retired = x2nrealloc(retired, &allocated_retired, sizeof *retired);
+    }
+    retired[n_retired++] = flow->stats;
     n_flows--;
+    ovs_mutex_unlock(&flow_mutex);
     free(flow);
 }
 
@@ -665,7 +775,12 @@ afxdp_flow_out_port(const struct afxdp_flow *flow)
 size_t
 afxdp_flow_n_flows(void)
 {
-    return n_flows;
+    size_t n;
+
+    ovs_mutex_lock(&flow_mutex);
+    n = n_flows;
+    ovs_mutex_unlock(&flow_mutex);
+    return n;
 }
 
 size_t
@@ -673,9 +788,11 @@ afxdp_flow_n_masks(void)
 {
     size_t n = 0;
 
+    ovs_mutex_lock(&flow_mutex);
     for (int i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
         n += slots[i].id != 0;
     }
+    ovs_mutex_unlock(&flow_mutex);
     return n;
 }
 

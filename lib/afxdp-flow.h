@@ -47,9 +47,16 @@
  * Thread-safety
  * =============
  *
- * afxdp_flow_reuse_maps() and afxdp_flow_counters() may be called by any
- * thread.  The other functions are not thread-safe: the offload provider
- * serializes them under its mutex.
+ * The table and its books are one per process, as the maps are, shared
+ * by every offload provider (datapath): a mutex of this module guards
+ * them, so that any thread may call any function.  A struct afxdp_flow
+ * belongs to its caller, who must not pass one flow to two calls at once.
+ *
+ * A removed flow's statistics entry is not reused at once: a program that
+ * found the flow just before may still count into it.  afxdp_flow_reclaim()
+ * waits until no program can, then makes the entries of the flows removed
+ * before it began available again, so that a new flow's statistics start
+ * from zero and stay its own.
  */
 
 struct afxdp_flow;
@@ -88,6 +95,8 @@ struct afxdp_flow *afxdp_flow_install(const struct afxdp_flow_rule *,
 int afxdp_flow_replace(struct afxdp_flow *, const struct afxdp_flow_rule *,
                        const char **reason);
 void afxdp_flow_remove(struct afxdp_flow *);
+size_t afxdp_flow_reclaim(void);
+size_t afxdp_flow_n_retired(void);
 
 /* Statistics of an installed flow, as the program counts them. */
 struct afxdp_flow_stats_snapshot {

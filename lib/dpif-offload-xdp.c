@@ -28,19 +28,36 @@
  *
  * A megaflow comes once per PMD thread, with one id (its "mega ufid") and
  * a reference to each PMD's copy; the table entry lives while one of them
- * does.  Installation, modification and deletion are synchronous: when
- * the call returns, the program sees the change.  Statistics are the
- * program's, returned cumulatively for dpif-netdev to add to its own.
+ * does.  Installation, modification and deletion are asynchronous, as
+ * dpif-netdev allows (EINPROGRESS): a put or a delete, which a PMD thread
+ * may make, only queues the request, and the provider's own thread
+ * carries the requests out in order and reports each back through the
+ * callback that came with it.  That thread alone waits for what a flow
+ * change needs: a port's mutex (held by the main thread through a
+ * reconfiguration), the kernel's maps, the end of an RCU grace period
+ * before a statistics entry is reused (afxdp-flow.h).
+ *
+ * Statistics are the program's, returned cumulatively for dpif-netdev to
+ * add to its own, and never go back: a flow taken out of XDP keeps what it
+ * counted there.  dpif-netdev asks for a flow's statistics through the
+ * provider of its in_port, so a deleted port stays reachable for that
+ * ("departed", answering only get_netdev()) until dpif-netdev has deleted
+ * the last flow that came in by it.
  *
  * Thread-safety: the callbacks come from PMD, handler, revalidator and
- * main threads; 'mutex' serializes them and afxdp-flow.
+ * main threads.  'mutex' guards the flows, departed ports and counters;
+ * 'queue_mutex' only the queue, so that a put or delete never waits for
+ * more than a list insertion.  get_netdev() reads RCU-protected maps
+ * only.  The order is 'mutex', then a port's netdev mutex.
  */
 
 #include <config.h>
 
 #include <errno.h>
+#include <pthread.h>
 
 #include "afxdp-flow.h"
+#include "cmap.h"
 #include "dpif.h"
 #include "dpif-offload.h"
 #include "dpif-offload-provider.h"
@@ -50,6 +67,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/json.h"
+#include "openvswitch/list.h"
 #include "openvswitch/match.h"
 #include "openvswitch/vlog.h"
 #include "ovs-rcu.h"
@@ -90,20 +108,59 @@ struct xdp_offload_refusal {
     char *reason;
 };
 
+/* A port that dpif-netdev deleted while flows that came in by it remain:
+ * dpif-netdev reaches those flows' statistics and deletion through it. */
+struct xdp_offload_departed {
+    struct cmap_node node;      /* In 'departed', by 'port_no'. */
+    odp_port_t port_no;
+    struct netdev *netdev;
+    size_t n_flows;             /* Flows in 'flows' with this in_port. */
+};
+
+/* A put or delete, queued for the provider's thread. */
+struct xdp_offload_op {
+    struct ovs_list node;       /* In 'queue'. */
+    bool put;                   /* Otherwise a delete. */
+    ovs_u128 ufid;
+    odp_port_t in_port;
+    unsigned int pmd_id;
+    void *flow_reference;
+    struct dpif_offload_flow_cb_data cb;
+    long long int queued;       /* time_usec(). */
+
+    /* Puts only. */
+    struct match match;
+    struct nlattr *actions;
+    size_t actions_len;
+};
+
 struct xdp_offload {
     struct dpif_offload offload;
 
     struct ovs_mutex mutex;
     struct hmap flows OVS_GUARDED;
+    struct cmap departed;       /* Written under 'mutex'. */
     dpif_offload_flow_unreference_cb *unreference_cb OVS_GUARDED;
     uint64_t n_installed OVS_GUARDED;   /* Ever. */
     uint64_t n_refused OVS_GUARDED;     /* Ever. */
     uint64_t n_puts OVS_GUARDED;        /* Ever. */
-    uint64_t put_us OVS_GUARDED;        /* Time spent in them. */
+    uint64_t put_us OVS_GUARDED;        /* From request to done, in all. */
     uint64_t put_us_max OVS_GUARDED;
     struct xdp_offload_refusal refusals[XDP_OFFLOAD_N_REFUSALS]
         OVS_GUARDED;
     unsigned int next_refusal OVS_GUARDED;
+
+    /* Requests for the provider's thread, started with the first, all
+     * under 'queue_mutex' but 'thread', which only the caller of close()
+     * reads once the thread has started. */
+    struct ovs_mutex queue_mutex;
+    pthread_cond_t queue_cond;
+    struct ovs_list queue OVS_GUARDED;
+    size_t n_queued OVS_GUARDED;
+    size_t n_queued_max OVS_GUARDED;
+    bool thread_started OVS_GUARDED;
+    bool exiting OVS_GUARDED;
+    pthread_t thread;
 };
 
 static struct xdp_offload *
@@ -143,6 +200,10 @@ xdp_offload_open(const struct dpif_offload_class *class, struct dpif *dpif,
     dpif_offload_init(&x->offload, class, dpif);
     ovs_mutex_init(&x->mutex);
     hmap_init(&x->flows);
+    cmap_init(&x->departed);
+    ovs_mutex_init(&x->queue_mutex);
+    xpthread_cond_init(&x->queue_cond, NULL);
+    ovs_list_init(&x->queue);
     *offloadp = &x->offload;
     return 0;
 }
@@ -154,16 +215,63 @@ xdp_offload_can_offload(struct dpif_offload *offload OVS_UNUSED,
     return xdp_is_afxdp(netdev);
 }
 
+static uint32_t
+xdp_offload_port_hash(odp_port_t port_no)
+{
+    return hash_int(odp_to_u32(port_no), 0);
+}
+
+static struct xdp_offload_departed *
+xdp_offload_departed_find(const struct xdp_offload *x, odp_port_t port_no)
+{
+    struct xdp_offload_departed *d;
+
+    CMAP_FOR_EACH_WITH_HASH (d, node, xdp_offload_port_hash(port_no),
+                             &x->departed) {
+        if (d->port_no == port_no) {
+            return d;
+        }
+    }
+    return NULL;
+}
+
+static void
+xdp_offload_departed_free(struct xdp_offload_departed *d)
+{
+    netdev_close(d->netdev);
+    free(d);
+}
+
+static void
+xdp_offload_departed_remove(struct xdp_offload *x,
+                            struct xdp_offload_departed *d)
+    OVS_REQUIRES(x->mutex)
+{
+    cmap_remove(&x->departed, &d->node, xdp_offload_port_hash(d->port_no));
+    ovsrcu_postpone(xdp_offload_departed_free, d);
+}
+
 static int
 xdp_offload_port_add(struct dpif_offload *offload, struct netdev *netdev,
                      odp_port_t port_no)
 {
+    struct xdp_offload *x = xdp_offload_cast(offload);
     struct dpif_offload_port *port = xzalloc(sizeof *port);
+    struct xdp_offload_departed *d;
 
     if (!dpif_offload_port_mgr_add(offload, port, netdev, port_no, false)) {
         free(port);
         return EEXIST;
     }
+
+    /* The flows left by a deleted port of the same number are reached
+     * through this one from now on. */
+    ovs_mutex_lock(&x->mutex);
+    d = xdp_offload_departed_find(x, port_no);
+    if (d) {
+        xdp_offload_departed_remove(x, d);
+    }
+    ovs_mutex_unlock(&x->mutex);
     return 0;
 }
 
@@ -172,6 +280,16 @@ xdp_offload_port_free(struct dpif_offload_port *port)
 {
     netdev_close(port->netdev);
     free(port);
+}
+
+/* The netdev of port 'port_no' of 'x', if it has not been deleted. */
+static struct netdev *
+xdp_offload_live_netdev(const struct xdp_offload *x, odp_port_t port_no)
+{
+    struct dpif_offload_port *port;
+
+    port = dpif_offload_port_mgr_find_by_odp_port(&x->offload, port_no);
+    return port ? port->netdev : NULL;
 }
 
 /* Adds the statistics of 'b' to 'a'. */
@@ -218,8 +336,14 @@ xdp_offload_flow_free(struct xdp_offload *x, struct xdp_offload_flow *flow,
                       bool unreference)
     OVS_REQUIRES(x->mutex)
 {
+    struct xdp_offload_departed *d;
+
     xdp_offload_flow_unload(flow);
     hmap_remove(&x->flows, &flow->node);
+    d = xdp_offload_departed_find(x, flow->in_port);
+    if (d && !--d->n_flows) {
+        xdp_offload_departed_remove(x, d);
+    }
     for (size_t i = 0; unreference && i < flow->n_refs; i++) {
         if (x->unreference_cb) {
             x->unreference_cb(flow->refs[i].pmd_id,
@@ -236,35 +360,57 @@ xdp_offload_port_del(struct dpif_offload *offload, odp_port_t port_no)
     struct xdp_offload *x = xdp_offload_cast(offload);
     struct xdp_offload_flow *flow;
     struct dpif_offload_port *port;
+    size_t n_in = 0;
 
-    /* Nothing that comes in or goes out by the port stays in XDP.  The
-     * flows that go out by it stay until dpif-netdev deletes them; those
-     * that come in by it are given back now, as dpif-netdev can no longer
-     * reach this provider for them once the port is gone. */
+    port = dpif_offload_port_mgr_find_by_odp_port(offload, port_no);
+    if (!port) {
+        return 0;
+    }
+
+    /* Nothing that comes in or goes out by the port stays in XDP.  All
+     * those flows stay, with what they counted in XDP, until dpif-netdev
+     * deletes them; it reaches the ones that came in by the port through
+     * the port's number, which stays ours ("departed") until then. */
     ovs_mutex_lock(&x->mutex);
-    HMAP_FOR_EACH_SAFE (flow, node, &x->flows) {
+    HMAP_FOR_EACH (flow, node, &x->flows) {
         if (flow->in_port == port_no) {
-            xdp_offload_flow_free(x, flow, true);
+            xdp_offload_flow_unload(flow);
+            n_in++;
         } else if (flow->entry
                    && afxdp_flow_out_port(flow->entry) == port_no) {
             xdp_offload_flow_unload(flow);
         }
     }
+    if (n_in) {
+        struct xdp_offload_departed *d = xzalloc(sizeof *d);
+
+        d->port_no = port_no;
+        d->netdev = netdev_ref(port->netdev);
+        d->n_flows = n_in;
+        /* In before the port is out, so that a reader always finds one. */
+        cmap_insert(&x->departed, &d->node, xdp_offload_port_hash(port_no));
+    }
+    port = dpif_offload_port_mgr_remove(offload, port_no);
     ovs_mutex_unlock(&x->mutex);
 
-    port = dpif_offload_port_mgr_remove(offload, port_no);
     if (port) {
         ovsrcu_postpone(xdp_offload_port_free, port);
     }
     return 0;
 }
 
+static void xdp_offload_thread_stop(struct xdp_offload *);
+
 static void
 xdp_offload_close(struct dpif_offload *offload)
 {
     struct xdp_offload *x = xdp_offload_cast(offload);
+    struct xdp_offload_departed *d;
     struct dpif_offload_port *port;
     struct xdp_offload_flow *flow;
+
+    /* What was asked before is done first. */
+    xdp_offload_thread_stop(x);
 
     DPIF_OFFLOAD_PORT_FOR_EACH (port, offload) {
         xdp_offload_port_del(offload, port->port_no);
@@ -273,23 +419,38 @@ xdp_offload_close(struct dpif_offload *offload)
     HMAP_FOR_EACH_SAFE (flow, node, &x->flows) {
         xdp_offload_flow_free(x, flow, true);
     }
+    CMAP_FOR_EACH (d, node, &x->departed) {
+        xdp_offload_departed_remove(x, d);
+    }
     for (int i = 0; i < XDP_OFFLOAD_N_REFUSALS; i++) {
         free(x->refusals[i].reason);
     }
     ovs_mutex_unlock(&x->mutex);
+    afxdp_flow_reclaim();
     hmap_destroy(&x->flows);
+    cmap_destroy(&x->departed);
     ovs_mutex_destroy(&x->mutex);
+    ovs_mutex_destroy(&x->queue_mutex);
+    xpthread_cond_destroy(&x->queue_cond);
     dpif_offload_destroy(offload);
     free(x);
 }
 
+/* The netdev of port 'port_no', or of the deleted port of that number
+ * whose flows dpif-netdev still has. */
 static struct netdev *
 xdp_offload_get_netdev(const struct dpif_offload *offload, odp_port_t port_no)
 {
-    struct dpif_offload_port *port;
+    const struct xdp_offload *x = xdp_offload_cast(offload);
+    const struct xdp_offload_departed *d;
+    struct netdev *netdev;
 
-    port = dpif_offload_port_mgr_find_by_odp_port(offload, port_no);
-    return port ? port->netdev : NULL;
+    netdev = xdp_offload_live_netdev(x, port_no);
+    if (!netdev) {
+        d = xdp_offload_departed_find(x, port_no);
+        netdev = d ? d->netdev : NULL;
+    }
+    return netdev;
 }
 
 static void
@@ -337,7 +498,7 @@ xdp_offload_refuse(struct xdp_offload *x, const ovs_u128 *ufid,
 }
 
 struct xdp_offload_ports_aux {
-    const struct dpif_offload *offload;
+    const struct xdp_offload *x;
 };
 
 static int
@@ -345,7 +506,7 @@ xdp_offload_output_ifindex(void *aux_, odp_port_t port_no,
                            const char **reason)
 {
     struct xdp_offload_ports_aux *aux = aux_;
-    struct netdev *netdev = xdp_offload_get_netdev(aux->offload, port_no);
+    struct netdev *netdev = xdp_offload_live_netdev(aux->x, port_no);
     int ifindex;
 
     if (!netdev) {
@@ -375,19 +536,20 @@ xdp_offload_flow_ref(struct xdp_offload_flow *flow, unsigned int pmd_id,
     return NULL;
 }
 
+/* Carries out the put 'op': the megaflow into the XDP table if the
+ * program can execute it, otherwise out of it.  Stores in '*previous' the
+ * reference of the same PMD thread that the flow held before, if any. */
 static int
-xdp_offload_flow_put(const struct dpif_offload *offload,
-                     struct netdev *netdev, struct dpif_offload_flow_put *put,
-                     void **previous_flow_reference)
+xdp_offload_do_put(struct xdp_offload *x, const struct xdp_offload_op *op,
+                   void **previous)
 {
-    struct xdp_offload *x = xdp_offload_cast(offload);
-    struct xdp_offload_ports_aux aux = { offload };
+    struct xdp_offload_ports_aux aux = { x };
     const struct afxdp_flow_ports ports = {
         .output_ifindex = xdp_offload_output_ifindex,
         .aux = &aux,
     };
+    struct netdev *netdev = xdp_offload_live_netdev(x, op->in_port);
     struct xdp_offload_flow *flow;
-    long long int start = time_usec();
     struct afxdp_flow_rule rule;
     const char *obstacle;
     char *reason = NULL;
@@ -395,16 +557,26 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
     int error = 0;
     uint64_t us;
 
-    obstacle = netdev_afxdp_flow_offload_obstacle(netdev, false, &in_ifindex);
+    obstacle = (netdev
+                ? netdev_afxdp_flow_offload_obstacle(netdev, false,
+                                                     &in_ifindex)
+                : "the port was deleted");
     if (obstacle) {
         reason = xasprintf("in_port: %s", obstacle);
     } else {
-        afxdp_flow_translate(put->match, in_ifindex, put->actions,
-                             put->actions_len, &ports, &rule, &reason);
+        afxdp_flow_translate(&op->match, in_ifindex, op->actions,
+                             op->actions_len, &ports, &rule, &reason);
     }
 
     ovs_mutex_lock(&x->mutex);
-    flow = xdp_offload_flow_find(x, put->ufid);
+    flow = xdp_offload_flow_find(x, &op->ufid);
+    if (!reason
+        && (xdp_offload_live_netdev(x, op->in_port) != netdev
+            || (rule.out_port != ODPP_NONE
+                && !xdp_offload_live_netdev(x, rule.out_port)))) {
+        /* port_del() took a port out while this was translated. */
+        reason = xstrdup("a port of the flow was deleted");
+    }
     if (!reason) {
         const char *why = NULL;
 
@@ -420,10 +592,10 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
 
             if (entry && !flow) {
                 flow = xzalloc(sizeof *flow);
-                flow->ufid = *put->ufid;
-                flow->in_port = put->in_port;
+                flow->ufid = op->ufid;
+                flow->in_port = op->in_port;
                 hmap_insert(&x->flows, &flow->node,
-                            hash_bytes(put->ufid, sizeof *put->ufid, 0));
+                            hash_bytes(&op->ufid, sizeof op->ufid, 0));
             }
             if (entry) {
                 flow->entry = entry;
@@ -440,17 +612,17 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
         if (flow) {
             xdp_offload_flow_unload(flow);
         }
-        xdp_offload_refuse(x, put->ufid, put->in_port, reason);
+        xdp_offload_refuse(x, &op->ufid, op->in_port, reason);
     }
     if (flow) {
         /* A flow that dpif-netdev counts as offloaded stays so, in XDP or
          * not, until it deletes it: its statistics go on from ours. */
-        *previous_flow_reference = xdp_offload_flow_ref(flow, put->pmd_id,
-                                                        put->flow_reference);
+        *previous = xdp_offload_flow_ref(flow, op->pmd_id,
+                                         op->flow_reference);
     } else {
         error = EOPNOTSUPP;
     }
-    us = time_usec() - start;
+    us = time_usec() - op->queued;
     x->n_puts++;
     x->put_us += us;
     x->put_us_max = MAX(x->put_us_max, us);
@@ -458,21 +630,20 @@ xdp_offload_flow_put(const struct dpif_offload *offload,
     return error;
 }
 
+/* Carries out the delete 'op': the PMD thread's reference goes, and the
+ * flow with the last one. */
 static int
-xdp_offload_flow_del(const struct dpif_offload *offload,
-                     struct netdev *netdev OVS_UNUSED,
-                     struct dpif_offload_flow_del *del)
+xdp_offload_do_del(struct xdp_offload *x, const struct xdp_offload_op *op)
 {
-    struct xdp_offload *x = xdp_offload_cast(offload);
     struct xdp_offload_flow *flow;
     int error = ENOENT;
 
     ovs_mutex_lock(&x->mutex);
-    flow = xdp_offload_flow_find(x, del->ufid);
+    flow = xdp_offload_flow_find(x, &op->ufid);
     if (flow) {
         for (size_t i = 0; i < flow->n_refs; i++) {
-            if (flow->refs[i].pmd_id == del->pmd_id
-                && flow->refs[i].flow_reference == del->flow_reference) {
+            if (flow->refs[i].pmd_id == op->pmd_id
+                && flow->refs[i].flow_reference == op->flow_reference) {
                 flow->refs[i] = flow->refs[--flow->n_refs];
                 error = 0;
                 break;
@@ -484,6 +655,136 @@ xdp_offload_flow_del(const struct dpif_offload *offload,
     }
     ovs_mutex_unlock(&x->mutex);
     return error;
+}
+
+static void
+xdp_offload_execute(struct xdp_offload *x, struct xdp_offload_op *op)
+{
+    void *previous = NULL;
+    int error;
+
+    error = (op->put
+             ? xdp_offload_do_put(x, op, &previous)
+             : xdp_offload_do_del(x, op));
+    dpif_offload_datapath_flow_op_continue(&op->cb, NULL, op->pmd_id,
+                                           op->flow_reference, previous,
+                                           error);
+    free(op->actions);
+    free(op);
+}
+
+/* The provider's thread: carries out the queued requests in order and,
+ * when there are none, returns the statistics entries of removed flows
+ * to the table once the programs are done with them.  Exits when asked
+ * to and nothing is left to do. */
+static void *
+xdp_offload_thread(void *x_)
+{
+    struct xdp_offload *x = x_;
+
+    for (;;) {
+        struct xdp_offload_op *op;
+
+        ovs_mutex_lock(&x->queue_mutex);
+        while (ovs_list_is_empty(&x->queue) && !x->exiting) {
+            bool reclaim = afxdp_flow_n_retired() > 0;
+
+            if (!reclaim) {
+                ovsrcu_quiesce_start();
+                ovs_mutex_cond_wait(&x->queue_cond, &x->queue_mutex);
+                ovsrcu_quiesce_end();
+            } else {
+                ovs_mutex_unlock(&x->queue_mutex);
+                ovsrcu_quiesce_start();
+                afxdp_flow_reclaim();
+                ovsrcu_quiesce_end();
+                ovs_mutex_lock(&x->queue_mutex);
+            }
+        }
+        if (ovs_list_is_empty(&x->queue)) {
+            ovs_mutex_unlock(&x->queue_mutex);
+            break;
+        }
+        op = CONTAINER_OF(ovs_list_pop_front(&x->queue),
+                          struct xdp_offload_op, node);
+        x->n_queued--;
+        ovs_mutex_unlock(&x->queue_mutex);
+
+        xdp_offload_execute(x, op);
+        ovsrcu_quiesce();
+    }
+    return NULL;
+}
+
+/* Queues 'op' for the provider's thread, which it starts the first
+ * time. */
+static void
+xdp_offload_enqueue(struct xdp_offload *x, struct xdp_offload_op *op)
+{
+    op->queued = time_usec();
+    ovs_mutex_lock(&x->queue_mutex);
+    if (!x->thread_started) {
+        x->thread = ovs_thread_create("xdp_offload", xdp_offload_thread, x);
+        x->thread_started = true;
+    }
+    ovs_list_push_back(&x->queue, &op->node);
+    x->n_queued++;
+    x->n_queued_max = MAX(x->n_queued_max, x->n_queued);
+    xpthread_cond_signal(&x->queue_cond);
+    ovs_mutex_unlock(&x->queue_mutex);
+}
+
+/* Has the provider's thread carry out what is queued, then exit. */
+static void
+xdp_offload_thread_stop(struct xdp_offload *x)
+{
+    bool started;
+
+    ovs_mutex_lock(&x->queue_mutex);
+    x->exiting = true;
+    started = x->thread_started;
+    xpthread_cond_signal(&x->queue_cond);
+    ovs_mutex_unlock(&x->queue_mutex);
+    if (started) {
+        xpthread_join(x->thread, NULL);
+    }
+}
+
+static int
+xdp_offload_flow_put(const struct dpif_offload *offload,
+                     struct netdev *netdev OVS_UNUSED,
+                     struct dpif_offload_flow_put *put,
+                     void **previous_flow_reference OVS_UNUSED)
+{
+    struct xdp_offload_op *op = xzalloc(sizeof *op);
+
+    op->put = true;
+    op->ufid = *put->ufid;
+    op->in_port = put->in_port;
+    op->pmd_id = put->pmd_id;
+    op->flow_reference = put->flow_reference;
+    op->cb = put->cb_data;
+    op->match = *put->match;
+    op->actions = xmemdup(put->actions, put->actions_len);
+    op->actions_len = put->actions_len;
+    xdp_offload_enqueue(xdp_offload_cast(offload), op);
+    return EINPROGRESS;
+}
+
+static int
+xdp_offload_flow_del(const struct dpif_offload *offload,
+                     struct netdev *netdev OVS_UNUSED,
+                     struct dpif_offload_flow_del *del)
+{
+    struct xdp_offload_op *op = xzalloc(sizeof *op);
+
+    op->ufid = *del->ufid;
+    op->in_port = del->in_port;
+    op->pmd_id = del->pmd_id;
+    op->flow_reference = del->flow_reference;
+    op->cb = del->cb_data;
+    xdp_offload_enqueue(xdp_offload_cast(offload), op);
+    return EINPROGRESS;
 }
 
 /* Takes 'flow' out of XDP if its ports no longer allow it there: the
@@ -501,12 +802,12 @@ xdp_offload_flow_revalidate(struct xdp_offload *x,
     const char *reason = NULL;
     int ifindex;
 
-    netdev = xdp_offload_get_netdev(&x->offload, flow->in_port);
+    netdev = xdp_offload_live_netdev(x, flow->in_port);
     if (netdev) {
         reason = netdev_afxdp_flow_offload_obstacle(netdev, false, &ifindex);
     }
     if (!reason && out != ODPP_NONE) {
-        netdev = xdp_offload_get_netdev(&x->offload, out);
+        netdev = xdp_offload_live_netdev(x, out);
         if (netdev) {
             reason = netdev_afxdp_flow_offload_obstacle(netdev, true,
                                                         &ifindex);
@@ -563,6 +864,7 @@ xdp_offload_get_debug_text(struct xdp_offload *x, struct ds *ds)
     OVS_REQUIRES(x->mutex)
 {
     uint64_t counters[AFXDP_FLOW_N_COUNTERS];
+    const struct xdp_offload_departed *d;
     size_t kernel_flows, kernel_masks;
     struct dpif_offload_port *port;
     struct xdp_offload_flow *flow;
@@ -593,6 +895,15 @@ xdp_offload_get_debug_text(struct xdp_offload *x, struct ds *ds)
     ds_put_format(ds, "    flow puts: %"PRIu64", average %"PRIu64" us, "
                   "longest %"PRIu64" us\n", x->n_puts,
                   x->n_puts ? x->put_us / x->n_puts : 0, x->put_us_max);
+    ovs_mutex_lock(&x->queue_mutex);
+    ds_put_format(ds, "    queued requests: %"PRIuSIZE", at most %"PRIuSIZE
+                  "\n", x->n_queued, x->n_queued_max);
+    ovs_mutex_unlock(&x->queue_mutex);
+    CMAP_FOR_EACH (d, node, &x->departed) {
+        ds_put_format(ds, "    deleted port_no %"PRIu32": %"PRIuSIZE
+                      " flows until the datapath deletes them\n",
+                      odp_to_u32(d->port_no), d->n_flows);
+    }
     afxdp_flow_counters(counters);
     for (int i = 0; i < AFXDP_FLOW_N_COUNTERS; i++) {
         ds_put_format(ds, "    %s: %"PRIu64"\n",

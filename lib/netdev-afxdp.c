@@ -490,12 +490,12 @@ afxdp_set_mtu(struct netdev_linux *dev, int mtu)
     }
 }
 
-/* Called by netdev-linux, under the netdev_linux mutex, before it sets the
- * device's MTU to 'mtu'.  Returns EINVAL if AF_XDP cannot carry it.  (The
- * analysis cannot see the caller's mutex as this netdev's.) */
+/* Called by netdev-linux before it sets the device's MTU to 'mtu'.
+ * Returns EINVAL if AF_XDP cannot carry it.  Changes nothing: the port
+ * follows the MTU once the kernel has taken it (netdev_afxdp_mtu_changed()),
+ * so that one the kernel refuses leaves the port as it was. */
 int
 netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
-    OVS_NO_THREAD_SAFETY_ANALYSIS
 {
     static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
     char *err = afxdp_check_mtu(netdev_get_name(netdev), mtu);
@@ -505,12 +505,13 @@ netdev_afxdp_verify_mtu_size(const struct netdev *netdev, int mtu)
         free(err);
         return EINVAL;
     }
-    afxdp_set_mtu(netdev_linux_cast(netdev), mtu);
     return 0;
 }
 
-/* Called by netdev-linux, under the netdev_linux mutex, when the kernel
- * reports the device's MTU, whoever set it. */
+/* Called by netdev-linux, under the netdev_linux mutex, when the device
+ * has taken MTU 'mtu': right after netdev-linux set it, or when the kernel
+ * reports it, whoever set it.  (The analysis cannot see the caller's mutex
+ * as this netdev's.) */
 void
 netdev_afxdp_mtu_changed(struct netdev *netdev, int mtu)
     OVS_NO_THREAD_SAFETY_ANALYSIS
