@@ -354,17 +354,21 @@ xdp_offload_flow_free(struct xdp_offload *x, struct xdp_offload_flow *flow,
     free(flow);
 }
 
-static int
-xdp_offload_port_del(struct dpif_offload *offload, odp_port_t port_no)
+/* Takes port 'port_no' out of 'x'; 'release' if it has left the datapath,
+ * so that its netdev gives its kernel resources back at once, though the
+ * provider may keep it a while. */
+static void
+xdp_offload_port_del__(struct xdp_offload *x, odp_port_t port_no,
+                       bool release)
 {
-    struct xdp_offload *x = xdp_offload_cast(offload);
+    struct dpif_offload *offload = &x->offload;
     struct xdp_offload_flow *flow;
     struct dpif_offload_port *port;
     size_t n_in = 0;
 
     port = dpif_offload_port_mgr_find_by_odp_port(offload, port_no);
     if (!port) {
-        return 0;
+        return;
     }
 
     /* Nothing that comes in or goes out by the port stays in XDP.  All
@@ -394,8 +398,18 @@ xdp_offload_port_del(struct dpif_offload *offload, odp_port_t port_no)
     ovs_mutex_unlock(&x->mutex);
 
     if (port) {
+        if (release) {
+            netdev_afxdp_release(port->netdev);
+        }
         ovsrcu_postpone(xdp_offload_port_free, port);
     }
+}
+
+/* dpif-netdev calls this once the port has left the datapath. */
+static int
+xdp_offload_port_del(struct dpif_offload *offload, odp_port_t port_no)
+{
+    xdp_offload_port_del__(xdp_offload_cast(offload), port_no, true);
     return 0;
 }
 
@@ -412,8 +426,9 @@ xdp_offload_close(struct dpif_offload *offload)
     /* What was asked before is done first. */
     xdp_offload_thread_stop(x);
 
+    /* The ports may still be in a datapath that is not being destroyed. */
     DPIF_OFFLOAD_PORT_FOR_EACH (port, offload) {
-        xdp_offload_port_del(offload, port->port_no);
+        xdp_offload_port_del__(x, port->port_no, false);
     }
     ovs_mutex_lock(&x->mutex);
     HMAP_FOR_EACH_SAFE (flow, node, &x->flows) {

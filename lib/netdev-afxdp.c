@@ -428,6 +428,25 @@ afxdp_teardown(struct netdev_linux *dev)
     afxdp->tx_budget_status = NULL;
 }
 
+/* Called by the flow offload provider once the port has left the datapath
+ * (dpif-netdev has closed its queues), while the provider still holds the
+ * netdev for the flows that came in by it: gives the kernel's resources
+ * back now, as destruction would, so that the device is free for the next
+ * user (the same port added again is a new netdev).  Reconfiguring the
+ * netdev sets it up anew. */
+void
+netdev_afxdp_release(struct netdev *netdev)
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+
+    ovs_mutex_lock(&dev->mutex);
+    if (dev->afxdp && (dev->afxdp->xdp || dev->afxdp->n_queues)) {
+        afxdp_teardown(dev);
+        netdev_request_reconfigure(netdev);
+    }
+    ovs_mutex_unlock(&dev->mutex);
+}
+
 void
 netdev_afxdp_destruct(struct netdev *netdev)
 {

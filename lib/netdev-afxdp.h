@@ -69,6 +69,7 @@ int netdev_afxdp_get_status(const struct netdev *, struct smap *args);
 void netdev_afxdp_run(void);
 void netdev_afxdp_wait(void);
 
+void netdev_afxdp_release(struct netdev *);
 const char *netdev_afxdp_flow_offload_obstacle(struct netdev *, bool output,
                                                int *ifindex);
 
