@@ -1,0 +1,629 @@
+#!/usr/bin/env python3
+# Copyright (c) 2026 The ovs-afxdp authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Differential test of flow offload to XDP, for the afxdp system tests.
+
+  afxdp-offload-diff.py run SEED CASES OUT [EXPECTED]
+      Runs CASES cases, numbered from SEED, against the running
+      ovs-vswitchd (bridge br0, afxdp ports 1 to 3, each cabled to
+      interface pN of namespace at_nsN, N = port - 1), and writes what
+      each case produced to OUT, one JSON object a line.  With EXPECTED
+      (the OUT of a run with hw-offload=false), compares each case with
+      it as it goes, prints a reproducer for each that differs, and exits
+      with status 1 if any did, or if no packet ran in XDP at all.
+  afxdp-offload-diff.py show SEED
+      Prints case SEED: its OpenFlow rules and packets.
+
+A case is made from its number alone: a random OpenFlow table (matches on
+ports, L2, VLAN, L3 and L4 fields with masks and priorities; outputs,
+drops, VLAN, Ethernet, IP and port rewrites, resubmits, conntrack,
+controller and learn actions) and three phases of random frames (VLAN and
+QinQ, IPv4 with options and fragments, IPv6 with extension headers, ARP,
+ICMP, TCP, UDP and SCTP with right, wrong and partial checksums, some
+left for the receiver's device to finish, truncated frames, frames above
+1522 bytes and above an AF_XDP frame, broadcast and multicast), with
+rules changed, deleted and added between phases.  Each phase's frames
+are sent one at a time, each once the datapath is done with the last,
+so that conntrack and learn see them in one order whatever path they
+take.  What a case produced: the frames that left every port (as bytes,
+partial checksums finished, in any order), the OpenFlow rules' packet and
+byte counts, and the ports' counters.
+"""
+
+import ctypes
+import json
+import os
+import random
+import socket
+import struct
+import subprocess
+import sys
+import time
+
+N_PORTS = 3
+MACS = ["02:00:00:00:00:01", "02:00:00:00:00:02", "02:00:00:00:00:03",
+        "02:00:00:00:00:04", "ff:ff:ff:ff:ff:ff", "01:00:5e:00:00:01",
+        "33:33:00:00:00:01"]
+IP4 = ["10.0.0.1", "10.0.0.2", "10.0.1.3", "192.168.9.4"]
+IP6 = ["fd00::1", "fd00::2", "fd00:0:0:1::3", "fe80::4"]
+TP = [53, 80, 443, 1000, 4242]
+VIDS = [10, 20, 30]
+TIMEOUT = 10.0
+
+SOL_PACKET, PACKET_AUXDATA, PACKET_VNET_HDR = 263, 8, 15
+TP_STATUS_VLAN_VALID, TP_STATUS_VLAN_TPID_VALID = 1 << 4, 1 << 6
+VIRTIO_NET_HDR_F_NEEDS_CSUM = 1
+
+
+# Frames.
+
+def csum(data):
+    if len(data) % 2:
+        data += b"\0"
+    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return ~total & 0xffff
+
+
+def fold(total):
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    return total
+
+
+def mac(text):
+    return bytes.fromhex(text.replace(":", ""))
+
+
+def l4_header(r, proto, sport, dport, payload_len):
+    if proto == 6:
+        flags = r.choice([0x02, 0x12, 0x10, 0x18, 0x11, 0x04, 0x29])
+        return struct.pack("!HHIIBBHHH", sport, dport, r.getrandbits(32),
+                           r.getrandbits(32), 0x50, flags, 1024, 0, 0), 16
+    if proto == 17:
+        return struct.pack("!HHHH", sport, dport, 8 + payload_len, 0), 6
+    if proto == 132:
+        return struct.pack("!HHII", sport, dport, 0, 0), None
+    return b"", None
+
+
+def gen_frame(r):
+    """A random frame, and (csum_start, csum_offset) if its L4 checksum is
+    left for the sending device to finish (None otherwise)."""
+    dst, src = mac(r.choice(MACS)), mac(r.choice(MACS[:4]))
+    tags = b""
+    kind = r.random()
+    if kind < 0.2:
+        tags = struct.pack("!HH", 0x8100, r.choice(VIDS) | r.randint(0, 7)
+                           << 13)
+    elif kind < 0.25:
+        tags = struct.pack("!HHHH", 0x88a8, r.choice(VIDS), 0x8100,
+                           r.choice(VIDS))
+    l3 = r.choice(["ip4"] * 5 + ["ip6"] * 3 + ["arp", "other", "802.3",
+                                                "mpls"])
+    partial = None
+    if l3 == "arp":
+        body = struct.pack("!HHBBH6s4s6s4s", 1, 0x0800, 6, 4,
+                           r.choice([1, 2, 3]), src,
+                           socket.inet_aton(r.choice(IP4)),
+                           mac(r.choice(MACS)),
+                           socket.inet_aton(r.choice(IP4)))
+        ethertype = 0x0806
+    elif l3 == "other":
+        body, ethertype = bytes(r.getrandbits(8) for _ in range(40)), 0x88b5
+    elif l3 == "802.3":
+        body = b"\xaa\xaa\x03\x00\x00\x00\x08\x00" + b"\x11" * 30
+        ethertype = len(body)
+    elif l3 == "mpls":
+        body = struct.pack("!I", (r.randint(16, 99) << 12) | 0x1ff) + b"x" * 30
+        ethertype = 0x8847
+    else:
+        proto = r.choice([6, 6, 17, 17, 132, 1 if l3 == "ip4" else 58, 47])
+        size = r.choice([0, 0, 0, 10, 10, 100, 100, 1400, 1600, 3000, 5000])
+        payload = bytes((i * 13 + size) & 0xff for i in range(size))
+        sport, dport = r.choice(TP), r.choice(TP)
+        l4, csum_at = l4_header(r, proto, sport, dport, len(payload))
+        if proto in (1, 58):
+            l4 = struct.pack("!BBHHH", 8 if proto == 1 else 128, 0, 0, 1, 1)
+            csum_at = 2
+        l4 += payload
+        if l3 == "ip4":
+            saddr = socket.inet_aton(r.choice(IP4))
+            daddr = socket.inet_aton(r.choice(IP4))
+            pseudo = saddr + daddr + struct.pack("!BBH", 0, proto, len(l4))
+            options = r.choice([b"", b"", b"", b"\x01\x01\x01\x00",
+                                b"\x94\x04\x00\x00\x01\x00\x00\x00"])
+            frag = r.choice([0, 0, 0, 0x2000, 0x0010, 0x4000])
+        else:
+            saddr = socket.inet_pton(socket.AF_INET6, r.choice(IP6))
+            daddr = socket.inet_pton(socket.AF_INET6, r.choice(IP6))
+            pseudo = saddr + daddr + struct.pack("!IxxxB", len(l4), proto)
+        check = r.choice(["right", "right", "right", "wrong", "partial",
+                          "device", "zero"])
+        if csum_at is not None:
+            right = csum((pseudo if proto != 1 else b"") + l4) or 0xffff
+            part = fold(sum(struct.unpack("!%dH" % (len(pseudo) // 2),
+                                          pseudo)))
+            value = {"right": right, "wrong": right ^ 0x1234,
+                     "partial": part, "device": part,
+                     "zero": 0 if proto == 17 else right}[check]
+            l4 = l4[:csum_at] + struct.pack("!H", value) + l4[csum_at + 2:]
+        if l3 == "ip4":
+            ihl = 5 + len(options) // 4
+            hdr = struct.pack("!BBHHHBBH4s4s", 0x40 | ihl,
+                              r.choice([0, 0, 0x10, 0xb8, 0x03]),
+                              4 * ihl + len(l4), r.getrandbits(16), frag,
+                              r.choice([64, 1, 255]), proto, 0, saddr,
+                              daddr) + options
+            hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+            body, ethertype, l4_ofs = hdr + l4, 0x0800, len(hdr)
+        else:
+            ext = b""
+            next_hdr = proto
+            ext_kind = r.choice([None, None, None, 0, 44, 60])
+            if ext_kind is not None:
+                if ext_kind == 44:
+                    ext = struct.pack("!BBHI", proto, 0, 0, 7)
+                else:
+                    ext = struct.pack("!BB6s", proto, 0, b"\x01\x04" + b"\0" * 4)
+                next_hdr = ext_kind
+            first = (6 << 28) | (r.choice([0, 0xb8]) << 20) | \
+                r.choice([0, 0x12345])
+            hdr = struct.pack("!IHBB", first, len(ext) + len(l4), next_hdr,
+                              r.choice([64, 1])) + saddr + daddr + ext
+            body, ethertype, l4_ofs = hdr + l4, 0x86dd, len(hdr)
+        if check == "device" and csum_at is not None and proto != 1:
+            partial = (14 + len(tags) + l4_ofs, csum_at)
+    frame = dst + src + tags + struct.pack("!H", ethertype) + body
+    if partial is None and r.random() < 0.1:
+        frame = frame[:r.randint(14, len(frame))]
+    return frame, partial
+
+
+# OpenFlow tables.
+
+def gen_match(r, table):
+    m = []
+    if r.random() < 0.6:
+        m.append("in_port=%d" % r.randint(1, N_PORTS))
+    if r.random() < 0.25:
+        m.append("dl_dst=" + r.choice(MACS[:4] + [
+            "01:00:00:00:00:00/01:00:00:00:00:00"]))
+    if r.random() < 0.15:
+        m.append("dl_src=" + r.choice(MACS[:4]))
+    v = r.random()
+    if v < 0.15:
+        m.append("dl_vlan=%d" % r.choice(VIDS))
+    elif v < 0.2:
+        m.append("vlan_tci=0x0000/0x1000")
+    elif v < 0.25:
+        m.append("vlan_tci=0x1000/0x1000")
+    l3 = r.choice([None, None, "ip", "ipv6", "arp", "tcp", "udp", "icmp",
+                   "tcp6", "udp6", "icmp6", "sctp"])
+    if l3:
+        m.append(l3)
+    if l3 in ("ip", "tcp", "udp", "icmp", "sctp"):
+        if r.random() < 0.3:
+            m.append("nw_src=%s/%d" % (r.choice(IP4), r.choice([8, 24, 32])))
+        if r.random() < 0.3:
+            m.append("nw_dst=%s/%d" % (r.choice(IP4), r.choice([16, 32])))
+        if r.random() < 0.15:
+            m.append("nw_tos=%d" % r.choice([0, 0x10, 0xb8]))
+        if r.random() < 0.1:
+            m.append("nw_ttl=%d" % r.choice([1, 64]))
+        if r.random() < 0.15:
+            m.append("ip_frag=" + r.choice(["no", "first", "later", "yes",
+                                            "not_later"]))
+    if l3 in ("ipv6", "tcp6", "udp6", "icmp6"):
+        if r.random() < 0.3:
+            m.append("ipv6_src=%s/%d" % (r.choice(IP6), r.choice([16, 64,
+                                                                  128])))
+        if r.random() < 0.3:
+            m.append("ipv6_dst=%s/%d" % (r.choice(IP6), r.choice([64, 128])))
+        if r.random() < 0.1:
+            m.append("ipv6_label=0x12345")
+    later = any(x in m for x in ("ip_frag=later", "ip_frag=yes"))
+    if l3 in ("tcp", "udp", "sctp", "tcp6", "udp6") and not later:
+        if r.random() < 0.4:
+            m.append("tp_dst=%d" % r.choice(TP))
+        if r.random() < 0.2:
+            m.append("tp_src=0x%x/0xfff0" % r.choice(TP))
+        if l3 in ("tcp", "tcp6") and r.random() < 0.2:
+            m.append("tcp_flags=" + r.choice(["+syn", "+syn-ack", "+fin",
+                                              "-ack"]))
+    if l3 == "icmp" and r.random() < 0.4:
+        m.append("icmp_type=%d" % r.choice([0, 8]))
+    if l3 == "arp":
+        if r.random() < 0.4:
+            m.append("arp_op=%d" % r.choice([1, 2]))
+        if r.random() < 0.3:
+            m.append("arp_tpa=%s" % r.choice(IP4))
+        if r.random() < 0.2:
+            m.append("arp_sha=%s" % r.choice(MACS[:4]))
+    if table == 1 and r.random() < 0.5:
+        m.append("ct_state=" + r.choice(["+trk+new", "+trk+est", "-trk",
+                                         "+trk+inv"]))
+    return m, l3
+
+
+def can_commit(match):
+    # Open vSwitch refuses to commit what it tracked as invalid.
+    return not any("+inv" in x for x in match)
+
+
+def gen_actions(r, l3, table, learn_ok, commit_ok=True):
+    a = []
+    kind = r.random()
+    if kind < 0.1:
+        return "drop"
+    if r.random() < 0.15:
+        a.append("strip_vlan")
+    if r.random() < 0.2:
+        # On an untagged packet, pushes a tag.
+        a.append("mod_vlan_vid:%d" % r.choice(VIDS))
+    elif r.random() < 0.05:
+        a.append("mod_vlan_pcp:%d" % r.randint(0, 7))
+    if r.random() < 0.2:
+        a.append("mod_dl_dst:" + r.choice(MACS[:4]))
+    if r.random() < 0.15:
+        a.append("mod_dl_src:" + r.choice(MACS[:4]))
+    if l3 in ("ip", "tcp", "udp", "icmp", "sctp"):
+        if r.random() < 0.15:
+            a.append("mod_nw_dst:" + r.choice(IP4))
+        if r.random() < 0.1:
+            a.append("mod_nw_tos:%d" % r.choice([0, 0x20]))
+    if l3 in ("ipv6", "tcp6", "udp6", "icmp6") and r.random() < 0.1:
+        a.append("set_field:fd00::9->ipv6_dst")
+    if l3 in ("tcp", "udp", "tcp6", "udp6") and r.random() < 0.15:
+        a.append("mod_tp_dst:%d" % r.choice(TP))
+    extra = r.random()
+    if table == 0 and extra < 0.1:
+        a.append("resubmit(,1)")
+    elif table == 0 and extra < 0.17 and l3 and l3 != "arp":
+        a.append("ct(table=1,zone=%d)" % r.randint(1, 2))
+        return ",".join(a)
+    elif extra < 0.22 and l3 and l3 != "arp" and commit_ok:
+        a.append("ct(commit,zone=1)")
+    elif extra < 0.25:
+        a.append("controller")
+    elif extra < 0.29 and learn_ok:
+        a.append("learn(table=2,priority=10,NXM_OF_ETH_DST[]="
+                 "NXM_OF_ETH_SRC[],output:NXM_OF_IN_PORT[]),resubmit(,2)")
+    outs = r.choice([0, 1, 1, 1, 2, 3])
+    for _ in range(outs):
+        a.append(r.choice(["output:1", "output:2", "output:3", "in_port",
+                           "all"] if r.random() < 0.2 else
+                          ["output:1", "output:2", "output:3"]))
+    return ",".join(a) or "drop"
+
+
+def gen_rule(r, cookie, table, learn_ok=True):
+    m, l3 = gen_match(r, table)
+    return "table=%d,cookie=0x%x,priority=%d%s,actions=%s" % (
+        table, cookie, r.randint(1, 100), "".join("," + x for x in m),
+        gen_actions(r, l3, table, learn_ok, can_commit(m)))
+
+
+def gen_case(seed):
+    r = random.Random(seed)
+    rules = [gen_rule(r, i + 1, 0) for i in range(r.randint(3, 10))]
+    rules += [gen_rule(r, 0x100 + i, 1) for i in range(r.randint(0, 4))]
+    rules.append("table=0,cookie=0xfff,priority=0,actions=drop")
+    phases = []
+    next_cookie = 0x200
+    for phase in range(3):
+        mods = []
+        if phase:
+            for _ in range(r.randint(1, 3)):
+                what = r.random()
+                cookie = r.choice(range(1, len(rules)))
+                if what < 0.4:
+                    mods.append(["del-flows", "cookie=0x%x/-1" % cookie])
+                elif what < 0.7:
+                    mods.append(["add-flow", gen_rule(r, next_cookie, 0)])
+                    next_cookie += 1
+                else:
+                    m, l3 = gen_match(r, 0)
+                    mods.append(["mod-flows", "cookie=0x%x/-1,actions=%s" % (
+                        cookie, gen_actions(r, None, 0, False))])
+        frames = []
+        for _ in range(r.randint(4, 12)):
+            frame, partial = gen_frame(r)
+            frames.append([r.randrange(N_PORTS), frame.hex(), partial])
+        phases.append({"mods": mods, "frames": frames})
+    return {"seed": seed, "rules": rules, "phases": phases}
+
+
+# Open vSwitch.
+
+class Unixctl:
+    """ovs-appctl's JSON-RPC, without a process per call."""
+
+    def __init__(self):
+        rundir = os.environ.get("OVS_RUNDIR", ".")
+        with open(os.path.join(rundir, "ovs-vswitchd.pid")) as f:
+            pid = f.read().strip()
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(os.path.join(rundir, "ovs-vswitchd.%s.ctl" % pid))
+        self.buf = b""
+        self.id = 0
+
+    def __call__(self, method, *params):
+        self.id += 1
+        self.sock.sendall(json.dumps({"method": method, "params": params,
+                                      "id": self.id}).encode())
+        decoder = json.JSONDecoder()
+        while True:
+            try:
+                msg, end = decoder.raw_decode(self.buf.decode())
+                self.buf = self.buf[end:]
+                break
+            except ValueError:
+                data = self.sock.recv(1 << 20)
+                if not data:
+                    raise EOFError("ovs-vswitchd closed its control socket")
+                self.buf += data
+        if msg.get("error"):
+            raise RuntimeError("%s: %s" % (method, msg["error"]))
+        return msg["result"]
+
+
+def ofctl(*args, data=None):
+    subprocess.run(["ovs-ofctl"] + list(args), input=data, text=True, check=True,
+                   stdout=subprocess.DEVNULL)
+
+
+def ofctl_out(*args):
+    return subprocess.run(["ovs-ofctl"] + list(args),
+                          text=True, check=True,
+                          stdout=subprocess.PIPE).stdout
+
+
+def datapath_counts(appctl):
+    """(packets the PMD threads received, packets run in XDP, their
+    iterations)."""
+    rx = iterations = 0
+    for line in appctl("dpif-netdev/pmd-perf-show").splitlines():
+        words = line.split()
+        if line.startswith("  Rx packets:"):
+            rx += int(words[2])
+        elif line.startswith("  Iterations:"):
+            iterations += int(words[1])
+    xdp = 0
+    for line in appctl("dpif/offload/show").splitlines():
+        if line.strip().startswith("xdp_hits:"):
+            xdp += int(line.split()[1])
+    return rx, xdp, iterations
+
+
+def wait_for(what, cond):
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        value = cond()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError("timed out waiting for " + what)
+        time.sleep(0.001)
+
+
+def wait_datapath(appctl, base, n):
+    """Waits until the datapath has taken 'n' more packets than 'base'
+    (received by a PMD thread or run in XDP), and the PMD threads have
+    finished the iteration that took the last (which sent what it
+    output).  Returns the new counts."""
+    def taken():
+        rx, xdp, it = datapath_counts(appctl)
+        return (rx, xdp, it) if rx + xdp >= base[0] + base[1] + n else None
+    rx, xdp, it = wait_for("the datapath to take the frames", taken)
+    wait_for("the PMD threads' next iterations",
+             lambda: datapath_counts(appctl)[2] >= it + 2)
+    return rx, xdp
+
+
+# The namespaces' side.
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def in_netns(name, fn):
+    """fn(), called in network namespace 'name'."""
+    here = os.open("/proc/self/ns/net", os.O_RDONLY)
+    there = os.open("/run/netns/" + name, os.O_RDONLY)
+    try:
+        if libc.setns(there, 0x40000000):
+            raise OSError(ctypes.get_errno(), "setns " + name)
+        return fn()
+    finally:
+        libc.setns(here, 0x40000000)
+        os.close(here)
+        os.close(there)
+
+
+def open_port(i):
+    def make():
+        s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW,
+                          socket.htons(0x0003))
+        s.setsockopt(SOL_PACKET, PACKET_VNET_HDR, 1)
+        s.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1 << 24)
+        s.bind(("p%d" % i, 0))
+        s.setblocking(False)
+        return s
+    return in_netns("at_ns%d" % i, make)
+
+
+def send(sock, frame, partial):
+    if partial:
+        hdr = struct.pack("=BBHHHH", VIRTIO_NET_HDR_F_NEEDS_CSUM, 0, 0, 0,
+                          partial[0], partial[1])
+    else:
+        hdr = bytes(10)
+    try:
+        sock.send(hdr + frame)
+        return 1
+    except OSError:
+        return 0            # The kernel refused it: nothing went out.
+
+
+def receive(sock):
+    """The frames that 'sock' received since last asked, as hex strings:
+    VLAN tags that the kernel took out put back, checksums left to
+    finish finished."""
+    frames = []
+    while True:
+        try:
+            data, anc, _, addr = sock.recvmsg(65536 + 10, 256)
+        except BlockingIOError:
+            return frames
+        if addr[2] == socket.PACKET_OUTGOING:
+            continue
+        flags, _, _, _, start, offset = struct.unpack("=BBHHHH", data[:10])
+        frame = data[10:]
+        if flags & VIRTIO_NET_HDR_F_NEEDS_CSUM:
+            at = start + offset
+            frame = (frame[:at] + struct.pack("!H", csum(frame[start:]))
+                     + frame[at + 2:])
+        for level, kind, aux in anc:
+            if level == SOL_PACKET and kind == PACKET_AUXDATA:
+                status = struct.unpack("I", aux[:4])[0]
+                tci, tpid = struct.unpack("HH", aux[16:20])
+                if status & TP_STATUS_VLAN_VALID:
+                    if not status & TP_STATUS_VLAN_TPID_VALID:
+                        tpid = 0x8100
+                    frame = frame[:12] + struct.pack("!HH", tpid,
+                                                     tci) + frame[12:]
+        frames.append(frame.hex())
+
+
+# A case.
+
+def run_case(case, appctl, socks, expected):
+    for s in socks:
+        receive(s)
+    ofctl("del-flows", "br0")
+    ofctl("add-flows", "br0", "-", data="\n".join(case["rules"]) + "\n")
+    appctl("dpctl/flush-conntrack")
+    appctl("revalidator/purge")
+    appctl("revalidator/wait")
+    counts = datapath_counts(appctl)[:2]
+    xdp_start = counts[1]
+    out = [[] for _ in socks]
+    for phase in case["phases"]:
+        for mod in phase["mods"]:
+            ofctl(mod[0], "br0", mod[1])
+        if phase["mods"]:
+            appctl("revalidator/wait")
+        for port, frame, partial in phase["frames"]:
+            if send(socks[port], bytes.fromhex(frame), partial):
+                counts = wait_datapath(appctl, counts, 1)
+        appctl("revalidator/wait")
+        for i, s in enumerate(socks):
+            out[i] += receive(s)
+    if expected:
+        # The kernel may still be delivering the last frames that XDP
+        # forwarded: wait for as many as without offload, no longer.
+        deadline = time.monotonic() + 3
+        while (sum(map(len, out)) < sum(map(len, expected["out"]))
+               and time.monotonic() < deadline):
+            time.sleep(0.005)
+            for i, s in enumerate(socks):
+                out[i] += receive(s)
+    appctl("revalidator/wait")
+    appctl("revalidator/wait")
+    rules = {}
+    for line in ofctl_out("dump-flows", "br0").splitlines():
+        fields = dict(f.split("=", 1) for f in line.strip().split(", ")
+                      if "=" in f and not f.startswith(" "))
+        if "cookie" in fields:
+            # Learned rules share a cookie: their counts are summed.
+            key = "%s/%s" % (fields.get("table", "0"), fields["cookie"])
+            n = rules.setdefault(key, [0, 0])
+            n[0] += int(fields.get("n_packets", 0))
+            n[1] += int(fields.get("n_bytes", 0))
+    return {"seed": case["seed"], "out": [sorted(o) for o in out],
+            "rules": rules, "xdp": counts[1] - xdp_start}
+
+
+def differences(got, want):
+    diffs = []
+    for i, (g, w) in enumerate(zip(got["out"], want["out"])):
+        if g != w:
+            gone = sorted(set(w) - set(g))
+            extra = sorted(set(g) - set(w))
+            diffs.append("port %d: %d frames out, %d without offload"
+                         % (i + 1, len(g), len(w)))
+            diffs += ["  only without offload: " + f for f in gone[:4]]
+            diffs += ["  only with offload:    " + f for f in extra[:4]]
+    for key in sorted(set(got["rules"]) | set(want["rules"])):
+        g, w = got["rules"].get(key), want["rules"].get(key)
+        if g != w:
+            diffs.append("rule %s: counts %s, %s without offload"
+                         % (key, g, w))
+    return diffs
+
+
+def reproducer(case):
+    lines = ["seed %d" % case["seed"], "rules:"]
+    lines += ["  " + r for r in case["rules"]]
+    for n, phase in enumerate(case["phases"]):
+        lines.append("phase %d:" % n)
+        lines += ["  %s %s" % tuple(m) for m in phase["mods"]]
+        lines += ["  in port %d%s: %s" % (p + 1, " (partial)" if c else "", f)
+                  for p, f, c in phase["frames"]]
+    return "\n".join(lines)
+
+
+def main():
+    if sys.argv[1] == "show":
+        print(reproducer(gen_case(int(sys.argv[2]))))
+        return 0
+    seed, n, out_name = int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+    expected = {}
+    if len(sys.argv) > 5:
+        with open(sys.argv[5]) as f:
+            for line in f:
+                record = json.loads(line)
+                expected[record["seed"]] = record
+    appctl = Unixctl()
+    socks = [open_port(i) for i in range(N_PORTS)]
+    n_diff = n_xdp = n_frames = 0
+    start = time.monotonic()
+    with open(out_name, "w") as out:
+        for seed_i in range(seed, seed + n):
+            case = gen_case(seed_i)
+            result = run_case(case, appctl, socks, expected.get(seed_i))
+            out.write(json.dumps(result) + "\n")
+            n_xdp += result["xdp"]
+            n_frames += sum(len(p["frames"]) for p in case["phases"])
+            if seed_i in expected:
+                diffs = differences(result, expected[seed_i])
+                if diffs:
+                    n_diff += 1
+                    print("case %d differs with offload:\n%s\n%s\n"
+                          % (seed_i, "\n".join(diffs), reproducer(case)))
+    print("%d cases from seed %d, %d frames sent, %d run in XDP, %d differ,"
+          " %.0f s" % (n, seed, n_frames, n_xdp, n_diff,
+                       time.monotonic() - start))
+    if expected and (n_diff or not n_xdp):
+        if not n_xdp:
+            print("no packet ran in XDP: the comparison proves nothing")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
