@@ -156,7 +156,7 @@ struct xdp_offload {
     struct ovs_mutex queue_mutex;
     pthread_cond_t queue_cond;
     struct ovs_list queue OVS_GUARDED;
-    size_t n_queued OVS_GUARDED;
+    size_t n_queued OVS_GUARDED;        /* Queued or being carried out. */
     size_t n_queued_max OVS_GUARDED;
     bool thread_started OVS_GUARDED;
     bool exiting OVS_GUARDED;
@@ -722,10 +722,13 @@ xdp_offload_thread(void *x_)
         }
         op = CONTAINER_OF(ovs_list_pop_front(&x->queue),
                           struct xdp_offload_op, node);
-        x->n_queued--;
         ovs_mutex_unlock(&x->queue_mutex);
 
         xdp_offload_execute(x, op);
+
+        ovs_mutex_lock(&x->queue_mutex);
+        x->n_queued--;
+        ovs_mutex_unlock(&x->queue_mutex);
         ovsrcu_quiesce();
     }
     return NULL;
@@ -911,8 +914,8 @@ xdp_offload_get_debug_text(struct xdp_offload *x, struct ds *ds)
                   "longest %"PRIu64" us\n", x->n_puts,
                   x->n_puts ? x->put_us / x->n_puts : 0, x->put_us_max);
     ovs_mutex_lock(&x->queue_mutex);
-    ds_put_format(ds, "    queued requests: %"PRIuSIZE", at most %"PRIuSIZE
-                  "\n", x->n_queued, x->n_queued_max);
+    ds_put_format(ds, "    requests not yet done: %"PRIuSIZE", at most %"
+                  PRIuSIZE"\n", x->n_queued, x->n_queued_max);
     ovs_mutex_unlock(&x->queue_mutex);
     CMAP_FOR_EACH (d, node, &x->departed) {
         ds_put_format(ds, "    deleted port_no %"PRIu32": %"PRIuSIZE
