@@ -23,10 +23,11 @@ JOBS ?= 2
 TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
-        check-afxdp check-afxdp-offload check-sanitize check-kernel deb \
+        check-afxdp check-afxdp-offload check-offload-diff fuzz-offload \
+        check-sanitize check-kernel deb \
         check-deb series \
         series-verify bench bench-tcp bench-rxhash bench-shared-txq \
-        bench-offload-miss bench-pool \
+        bench-offload-miss bench-offload-stall bench-pool \
         sanitize-pool clean \
         distclean
 
@@ -62,6 +63,22 @@ check-afxdp-offload: build
 
 check-sanitize: build-sanitize
 	@bash scripts/check.sh $(OVS) sanitize
+
+# The differential tests of flow offload alone, and at length: CASES
+# random cases from SEED (tests/afxdp-offload-diff.py).
+CASES ?= 1000
+SEED ?= 1
+check-offload-diff: build
+	@bash scripts/check.sh $(OVS) offload-diff
+
+# The longest PMD iterations during 200 reconfigurations, offload off and
+# on.
+bench-offload-stall: build
+	@bash scripts/bench-offload-stall.sh $(OVS)
+
+fuzz-offload: build
+	@AFXDP_DIFF_CASES=$(CASES) AFXDP_DIFF_SEED=$(SEED) \
+	    bash scripts/check.sh $(OVS) offload-diff
 
 # The demo under Debian bookworm's kernel (6.1) in a QEMU guest.
 check-kernel: build

@@ -246,6 +246,16 @@ struct afxdp_flow_stats {
     __u32 pad;
 };
 
+/* What the test program afxdp_parse_probe stores in 'parse_probe'. */
+#define AFXDP_PARSE_PROBE_PROG_NAME "afxdp_parse_probe"
+#define AFXDP_PARSE_PROBE_MAP_NAME "parse_probe"
+
+struct afxdp_parse_probe {
+    __u32 parsed;               /* 0: left to user space. */
+    __u32 pad;
+    struct afxdp_flow_key key;
+};
+
 /* Entries of 'flow_counters'. */
 enum afxdp_flow_counter {
     AFXDP_FLOW_HIT,             /* Executed in XDP. */

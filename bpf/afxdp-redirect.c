@@ -678,6 +678,20 @@ fail:
     return XDP_DROP;
 }
 
+/* Parses the packet of 'ctx' into 'key' for the flow table, and returns
+ * its length, or -1 to leave it to user space. */
+static __always_inline int
+flow_key(struct xdp_md *ctx, struct afxdp_flow_key *key)
+{
+    __u32 len = bpf_xdp_get_buff_len(ctx);
+
+    __builtin_memset(key, 0, sizeof *key);
+    if (len > AFXDP_FLOW_MAX_LEN || parse(ctx, len, key)) {
+        return -1;
+    }
+    return len;
+}
+
 /* Executes the offloaded flow that the packet of 'ctx' matches, if any,
  * and returns the XDP verdict; otherwise returns -1. */
 static __always_inline int
@@ -686,7 +700,8 @@ offload(struct xdp_md *ctx)
     const struct afxdp_flow_action *action;
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
-    __u32 zero = 0, len, queue;
+    __u32 zero = 0, queue;
+    int len;
 
     cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
     if (!cfg || !cfg->n_slots) {
@@ -699,9 +714,8 @@ offload(struct xdp_md *ctx)
     if (!bpf_map_lookup_elem(&xsks_map, &queue)) {
         return -1;
     }
-    len = bpf_xdp_get_buff_len(ctx);
-    __builtin_memset(&key, 0, sizeof key);
-    if (len > AFXDP_FLOW_MAX_LEN || parse(ctx, len, &key)) {
+    len = flow_key(ctx, &key);
+    if (len < 0) {
         flow_count(AFXDP_FLOW_UNPARSED);
         return -1;
     }
@@ -854,6 +868,31 @@ afxdp_redirect_hash(struct xdp_md *ctx)
         }
     }
     return redirect(ctx);
+}
+
+/* For the tests (tests/test-afxdp-parse.c), never attached: stores in
+ * 'parse_probe' the key that the flow table would be searched for with
+ * the packet of a BPF_PROG_RUN, or that the packet would be left to user
+ * space. */
+struct {
+    __uint(type, BPF_MAP_TYPE_ARRAY);
+    __uint(max_entries, 1);
+    __type(key, __u32);
+    __type(value, struct afxdp_parse_probe);
+} parse_probe SEC(".maps");
+
+SEC("xdp")
+int
+afxdp_parse_probe(struct xdp_md *ctx)
+{
+    struct afxdp_parse_probe *probe;
+    __u32 zero = 0;
+
+    probe = bpf_map_lookup_elem(&parse_probe, &zero);
+    if (probe) {
+        probe->parsed = flow_key(ctx, &probe->key) >= 0;
+    }
+    return XDP_PASS;
 }
 
 char _license[] SEC("license") = "Dual BSD/GPL";

@@ -286,6 +286,31 @@ afxdp_flow_clear_parsed(struct flow *flow)
     flow->arp_tha = eth_addr_zero;
 }
 
+/* Stores in 'key' what the program's parser must make of the packet that
+ * miniflow_extract() made 'flow' of, if it takes it, and returns NULL; or
+ * returns the name of a field that the program does not parse and that is
+ * not zero in 'flow', in which case the program must leave the packet to
+ * user space.  (For the tests.) */
+const char *
+afxdp_flow_expected_key(const struct flow *flow, struct afxdp_flow_key *key)
+{
+    const uint8_t *p;
+    struct flow rest;
+
+    afxdp_flow_key_from_flow(flow, key);
+    rest = *flow;
+    afxdp_flow_clear_parsed(&rest);
+    rest.in_port.odp_port = 0;
+    rest.packet_type = 0;
+    p = (const uint8_t *) &rest;
+    for (size_t i = 0; i < sizeof rest; i++) {
+        if (p[i]) {
+            return afxdp_flow_field_name(i);
+        }
+    }
+    return NULL;
+}
+
 static bool
 afxdp_flow_translate_match(const struct match *match, int in_ifindex,
                            struct afxdp_flow_rule *rule, char **reason)

@@ -62,6 +62,7 @@
 struct afxdp_flow;
 struct bpf_object;
 struct ds;
+struct flow;
 struct match;
 struct nlattr;
 
@@ -89,6 +90,9 @@ bool afxdp_flow_translate(const struct match *, int in_ifindex,
                           const struct nlattr *actions, size_t actions_len,
                           const struct afxdp_flow_ports *,
                           struct afxdp_flow_rule *, char **reason);
+
+const char *afxdp_flow_expected_key(const struct flow *,
+                                    struct afxdp_flow_key *);
 
 struct afxdp_flow *afxdp_flow_install(const struct afxdp_flow_rule *,
                                       const char **reason);

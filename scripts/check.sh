@@ -157,15 +157,27 @@ run_afxdp_offload() {
     skip_reasons "$LOGDIR/afxdp-offload.log"
 }
 
-# Under the sanitizers, only the series' own system tests: keyword afxdp.
-# LeakSanitizer too: OVS's atlocal turns it off unless asked.
+# The differential tests of flow offload alone (keyword diff): the XDP
+# parser against miniflow_extract, and random tables and frames with
+# offload off and on.  AFXDP_DIFF_CASES and AFXDP_DIFF_SEED choose the
+# cases (make fuzz-offload CASES=N SEED=S).
+run_offload_diff() {
+    echo "== offload-diff (${AFXDP_DIFF_CASES:-the default} cases from seed ${AFXDP_DIFF_SEED:-1})"
+    RECHECK=no system_tests "$OVS" offload-diff "-k diff -d"
+    grep -h "cases from seed" "$OVS"/tests/system-afxdp-testsuite.dir/*/stdout \
+        2>/dev/null
+}
+
+# Under the sanitizers, only the series' own system tests: keyword afxdp,
+# with a few of the differential test's cases.  LeakSanitizer too: OVS's
+# atlocal turns it off unless asked.
 run_sanitize() {
-    export ASAN_OPTIONS=detect_leaks=1
+    export ASAN_OPTIONS=detect_leaks=1 AFXDP_DIFF_CASES=${AFXDP_DIFF_CASES:-5}
     echo "== sanitize: unit tests under ASan + UBSan (build/asan)"
     unit_tests "$TOP/build/asan" sanitize-unit
     echo "== sanitize: system-afxdp tests under ASan + UBSan (build/asan)"
     system_tests "$TOP/build/asan" sanitize-afxdp "-k afxdp"
-    unset ASAN_OPTIONS
+    unset ASAN_OPTIONS AFXDP_DIFF_CASES
 }
 
 # The series under bookworm's kernel (6.1): its result lines are
@@ -229,6 +241,7 @@ all) run_unit; run_afxdp; run_afxdp_offload "$AFXDP_OFFLOAD_CI_TESTS"
 unit) run_unit ;;
 afxdp) run_afxdp ;;
 afxdp-offload) run_afxdp_offload ;;
+offload-diff) run_offload_diff ;;
 sanitize) run_sanitize ;;
 kernel) run_kernel ;;
 deb) run_deb ;;
