@@ -838,6 +838,27 @@ xdp_offload_flow_revalidate(struct xdp_offload *x,
     }
 }
 
+/* Whether a deletion of 'ufid' waits in the queue.  dpif-netdev reads a
+ * flow's last statistics before it asks for the deletion: whatever asks
+ * for them after that asks for a new flow of the same megaflow, which
+ * must not start from the counts of the one that is going. */
+static bool
+xdp_offload_del_queued(struct xdp_offload *x, const ovs_u128 *ufid)
+{
+    const struct xdp_offload_op *op;
+    bool found = false;
+
+    ovs_mutex_lock(&x->queue_mutex);
+    LIST_FOR_EACH (op, node, &x->queue) {
+        if (!op->put && ovs_u128_equals(op->ufid, *ufid)) {
+            found = true;
+            break;
+        }
+    }
+    ovs_mutex_unlock(&x->queue_mutex);
+    return found;
+}
+
 static bool
 xdp_offload_flow_stats(const struct dpif_offload *offload,
                        struct netdev *netdev OVS_UNUSED, const ovs_u128 *ufid,
@@ -849,6 +870,9 @@ xdp_offload_flow_stats(const struct dpif_offload *offload,
 
     ovs_mutex_lock(&x->mutex);
     flow = xdp_offload_flow_find(x, ufid);
+    if (flow && xdp_offload_del_queued(x, ufid)) {
+        flow = NULL;
+    }
     if (flow) {
         if (flow->entry) {
             xdp_offload_flow_revalidate(x, flow);
@@ -910,6 +934,8 @@ xdp_offload_get_debug_text(struct xdp_offload *x, struct ds *ds)
                   AFXDP_FLOW_MAX_MASKS, x->n_installed, x->n_refused);
     ds_put_format(ds, "    kernel maps: %"PRIuSIZE" flows, %"PRIuSIZE
                   " masks\n", kernel_flows, kernel_masks);
+    ds_put_format(ds, "    datapath flows counted as offloaded: %"PRIuSIZE
+                  "\n", hmap_count(&x->flows));
     ds_put_format(ds, "    flow puts: %"PRIu64", average %"PRIu64" us, "
                   "longest %"PRIu64" us\n", x->n_puts,
                   x->n_puts ? x->put_us / x->n_puts : 0, x->put_us_max);
