@@ -47,6 +47,7 @@ byte counts, and the ports' counters.
 """
 
 import ctypes
+import importlib.util
 import json
 import os
 import random
@@ -71,25 +72,19 @@ TP_STATUS_VLAN_VALID, TP_STATUS_VLAN_TPID_VALID = 1 << 4, 1 << 6
 VIRTIO_NET_HDR_F_NEEDS_CSUM = 1
 
 
-# Frames.
+# Frames, with the checksum helpers of afxdp-traffic.py.
 
-def csum(data):
-    if len(data) % 2:
-        data += b"\0"
-    total = sum(struct.unpack("!%dH" % (len(data) // 2), data))
-    while total >> 16:
-        total = (total & 0xffff) + (total >> 16)
-    return ~total & 0xffff
-
-
-def fold(total):
-    while total >> 16:
-        total = (total & 0xffff) + (total >> 16)
-    return total
+def _load_traffic():
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                        "afxdp-traffic.py")
+    spec = importlib.util.spec_from_file_location("afxdp_traffic", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
-def mac(text):
-    return bytes.fromhex(text.replace(":", ""))
+_traffic = _load_traffic()
+csum, fold, mac = _traffic.csum, _traffic.fold, _traffic.mac
 
 
 def l4_header(r, proto, sport, dport, payload_len):
