@@ -43,7 +43,8 @@ are sent one at a time, each once the datapath is done with the last,
 so that conntrack and learn see them in one order whatever path they
 take.  What a case produced: the frames that left every port (as bytes,
 partial checksums finished, in any order), the OpenFlow rules' packet and
-byte counts, and the ports' counters.
+byte counts (not those of learned rules: when learn changes them depends
+on the revalidators), and the ports' packet and byte counters.
 """
 
 import ctypes
@@ -563,6 +564,7 @@ def run_case(case, appctl, socks, expected):
         left = xdp_table(appctl)
     counts = datapath_counts(appctl)[:2]
     xdp_start = counts[1]
+    ports_start = port_counters()
     out = [[] for _ in socks]
     for phase in case["phases"]:
         if phase["mods"]:
@@ -618,7 +620,26 @@ def run_case(case, appctl, socks, expected):
             n[0] += int(fields.get("n_packets", 0))
             n[1] += int(fields.get("n_bytes", 0))
     return {"seed": case["seed"], "out": [sorted(o) for o in out],
-            "rules": rules, "xdp": counts[1] - xdp_start, "left": left}
+            "rules": rules, "ports": port_counters(ports_start),
+            "xdp": counts[1] - xdp_start, "left": left}
+
+
+def port_counters(since=None):
+    """The OpenFlow ports' packet and byte counters, less 'since'."""
+    counters = {}
+    port = None
+    for line in ofctl_out("dump-ports", "br0").splitlines():
+        words = line.replace(",", " ").replace("=", " ").split()
+        if words[:1] == ["port"] and len(words) > 1:
+            port = words[1].rstrip(":")
+            words = words[2:]
+        if not words or words[0] not in ("rx", "tx") or port == "LOCAL":
+            continue
+        for name, value in zip(words[1::2], words[2::2]):
+            if name in ("pkts", "bytes") and value.isdigit():
+                key = "%s %s %s" % (port, words[0], name)
+                counters[key] = int(value) - (since or {}).get(key, 0)
+    return counters
 
 
 def differences(got, want):
@@ -636,6 +657,10 @@ def differences(got, want):
                          % (i + 1, len(g), len(w)))
             diffs += ["  only without offload: " + f for f in gone[:4]]
             diffs += ["  only with offload:    " + f for f in extra[:4]]
+    for key in sorted(got["ports"]):
+        if got["ports"][key] != want["ports"].get(key):
+            diffs.append("port %s: %d, %s without offload"
+                         % (key, got["ports"][key], want["ports"].get(key)))
     for key in sorted(set(got["rules"]) | set(want["rules"])):
         if key.startswith("2/"):
             # Learned rules: what each counts depends on when learn
