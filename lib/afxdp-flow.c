@@ -100,7 +100,6 @@ static struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS]
 static uint32_t n_slots OVS_GUARDED_BY(flow_mutex);    /* In 'flow_cfg'. */
 static uint32_t next_mask_id OVS_GUARDED_BY(flow_mutex) = 1;
 static struct id_pool *stats_ids OVS_GUARDED_BY(flow_mutex);
-static size_t n_flows OVS_GUARDED_BY(flow_mutex);
 
 /* Statistics entries of removed flows, not yet back in 'stats_ids': a
  * program that found the flow just before its removal may still count
@@ -717,7 +716,6 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
         return NULL;
     }
     slots[slot].n_flows++;
-    n_flows++;
     ovs_mutex_unlock(&flow_mutex);
     return flow;
 }
@@ -771,7 +769,6 @@ afxdp_flow_remove(struct afxdp_flow *flow)
         retired = x2nrealloc(retired, &allocated_retired, sizeof *retired);
     }
     retired[n_retired++] = flow->stats;
-    n_flows--;
     ovs_mutex_unlock(&flow_mutex);
     free(flow);
 }
@@ -795,17 +792,6 @@ odp_port_t
 afxdp_flow_out_port(const struct afxdp_flow *flow)
 {
     return flow->out_port;
-}
-
-size_t
-afxdp_flow_n_flows(void)
-{
-    size_t n;
-
-    ovs_mutex_lock(&flow_mutex);
-    n = n_flows;
-    ovs_mutex_unlock(&flow_mutex);
-    return n;
 }
 
 size_t
@@ -840,7 +826,7 @@ afxdp_flow_count_keys(int fd, size_t key_size)
 }
 
 /* Counts the entries of the kernel's flow and mask maps, to check them
- * against afxdp_flow_n_flows() and afxdp_flow_n_masks(). */
+ * against the provider's books and afxdp_flow_n_masks(). */
 void
 afxdp_flow_count_kernel(size_t *n_flows_, size_t *n_masks_)
 {

@@ -114,7 +114,6 @@ void afxdp_flow_get_stats(const struct afxdp_flow *,
                           struct afxdp_flow_stats_snapshot *);
 odp_port_t afxdp_flow_out_port(const struct afxdp_flow *);
 
-size_t afxdp_flow_n_flows(void);
 size_t afxdp_flow_n_masks(void);
 void afxdp_flow_count_kernel(size_t *n_flows, size_t *n_masks);
 void afxdp_flow_counters(uint64_t counters[AFXDP_FLOW_N_COUNTERS]);

@@ -587,9 +587,10 @@ def run_case(case, appctl, socks, expected):
         # the first offloaded.  Conntrack and learn see the frames in the
         # order sent; other actions do not care.
         n = 0
+        one_by_one = stateful(case)
         for port, frame, partial in phase["frames"] * 3:
             n += send(socks[port], bytes.fromhex(frame), partial)
-            if n and stateful(case):
+            if n and one_by_one:
                 counts = wait_datapath(appctl, counts, n)
                 n = 0
         if n:
