@@ -24,7 +24,7 @@ TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
         check-afxdp check-afxdp-offload check-offload-diff fuzz-offload \
-        check-sanitize check-kernel deb \
+        check-sanitize check-kernel check-nic deb \
         check-deb series \
         series-verify bench bench-tcp bench-rxhash bench-shared-txq \
         bench-offload-miss bench-offload-stall bench-pool \
@@ -83,6 +83,11 @@ fuzz-offload: build
 # The demo under Debian bookworm's kernel (6.1) in a QEMU guest.
 check-kernel: build
 	@bash scripts/check.sh $(OVS) kernel
+
+# afxdp ports on NIC drivers with AF_XDP zero-copy (virtio_net) in a QEMU
+# guest under Debian's newest kernel; make check runs a part of it.
+check-nic: build
+	@bash scripts/check.sh $(OVS) nic
 
 # Debian packages of Open vSwitch with the series, in build/deb/.
 deb: assemble

@@ -51,6 +51,7 @@ struct afxdp_pool_cache {
         /* Written only by the cache's user; read by afxdp_pool_get_stats(),
          * hence atomic (relaxed loads and stores, no read-modify-write). */
         atomic_uint32_t n;
+        uint32_t flush_seen;    /* The last flush request answered. */
         uint32_t frames[AFXDP_POOL_CACHE_SIZE];
     );
 };
@@ -67,6 +68,12 @@ struct afxdp_pool {
      * its own cache line, away from the constants and the caches. */
     PADDED_MEMBERS(CACHE_LINE_SIZE, atomic_uint64_t head;);
     PADDED_MEMBERS(CACHE_LINE_SIZE, atomic_uint32_t n_shared;);
+
+    /* Flush requests: raised by a get that found the pool dry, answered by
+     * every cache's user (see "Caches and a pool running dry" in the
+     * header).  Written only then, so its line stays in every reader's
+     * cache. */
+    PADDED_MEMBERS(CACHE_LINE_SIZE, atomic_uint32_t flush_request;);
 
     struct afxdp_pool_cache caches[];
 };
@@ -92,6 +99,7 @@ afxdp_pool_create(uint32_t n_frames, uint32_t n_caches)
     }
     atomic_init(&pool->head, head_make(n_frames ? 0 : END, 0));
     atomic_init(&pool->n_shared, n_frames);
+    atomic_init(&pool->flush_request, 0);
     for (uint32_t i = 0; i < n_caches; i++) {
         atomic_init(&pool->caches[i].n, 0);
     }
@@ -217,6 +225,43 @@ pool_cache(struct afxdp_pool *pool, uint32_t user)
     return user < pool->n_caches ? &pool->caches[user] : NULL;
 }
 
+/* Returns every frame in 'cache' to the shared list. */
+static void
+cache_flush(struct afxdp_pool *pool, struct afxdp_pool_cache *cache)
+{
+    uint32_t have;
+
+    atomic_read_relaxed(&cache->n, &have);
+    afxdp_pool_push_bulk(pool, cache->frames, have);
+    atomic_store_relaxed(&cache->n, 0);
+}
+
+/* Raises a flush request and returns its number. */
+static uint32_t
+pool_request_flush(struct afxdp_pool *pool)
+{
+    uint32_t orig;
+
+    atomic_add_relaxed(&pool->flush_request, 1, &orig);
+    return orig + 1;
+}
+
+/* If a flush request came since 'cache' last answered one, returns its
+ * frames to the shared list and returns true. */
+static bool
+cache_answer(struct afxdp_pool *pool, struct afxdp_pool_cache *cache)
+{
+    uint32_t request;
+
+    atomic_read_relaxed(&pool->flush_request, &request);
+    if (OVS_LIKELY(request == cache->flush_seen)) {
+        return false;
+    }
+    cache->flush_seen = request;
+    cache_flush(pool, cache);
+    return true;
+}
+
 /* Takes up to 'n' free frames into 'frames' through the cache of 'user' and
  * returns how many it took: fewer than 'n' only if the pool ran out. */
 size_t
@@ -228,9 +273,14 @@ afxdp_pool_get(struct afxdp_pool *pool, uint32_t user,
     size_t got;
 
     if (!cache) {
-        return afxdp_pool_pop_bulk(pool, frames, n);
+        got = afxdp_pool_pop_bulk(pool, frames, n);
+        if (got < n) {
+            pool_request_flush(pool);
+        }
+        return got;
     }
 
+    cache_answer(pool, cache);
     atomic_read_relaxed(&cache->n, &have);
     if (have < n) {
         /* Refill so that the request is met with a bulk to spare. */
@@ -248,6 +298,10 @@ afxdp_pool_get(struct afxdp_pool *pool, uint32_t user,
     if (got < n) {
         /* A request larger than the cache, or the pool running dry. */
         got += afxdp_pool_pop_bulk(pool, &frames[got], n - got);
+        if (got < n) {
+            /* Our own cache is empty: the others' hold what is left. */
+            cache->flush_seen = pool_request_flush(pool);
+        }
     }
     return got;
 }
@@ -260,7 +314,7 @@ afxdp_pool_put(struct afxdp_pool *pool, uint32_t user,
     struct afxdp_pool_cache *cache = pool_cache(pool, user);
     uint32_t have;
 
-    if (!cache || n > AFXDP_POOL_BULK) {
+    if (!cache || n > AFXDP_POOL_BULK || cache_answer(pool, cache)) {
         afxdp_pool_push_bulk(pool, frames, n);
         return;
     }
@@ -282,12 +336,21 @@ void
 afxdp_pool_flush(struct afxdp_pool *pool, uint32_t user)
 {
     struct afxdp_pool_cache *cache = pool_cache(pool, user);
-    uint32_t have;
 
     if (cache) {
-        atomic_read_relaxed(&cache->n, &have);
-        afxdp_pool_push_bulk(pool, cache->frames, have);
-        atomic_store_relaxed(&cache->n, 0);
+        cache_flush(pool, cache);
+    }
+}
+
+/* Answers a flush request that 'user' has not yet answered, as its next get
+ * or put would: for a user that may stay idle for long. */
+void
+afxdp_pool_poll(struct afxdp_pool *pool, uint32_t user)
+{
+    struct afxdp_pool_cache *cache = pool_cache(pool, user);
+
+    if (cache) {
+        cache_answer(pool, cache);
     }
 }
 
@@ -310,4 +373,5 @@ afxdp_pool_get_stats(const struct afxdp_pool *pool_,
     stats->n_shared = MIN(n_shared, pool->n_frames);
     stats->n_cached = MIN(n_cached, pool->n_frames - stats->n_shared);
     stats->n_out = pool->n_frames - stats->n_shared - stats->n_cached;
+    atomic_read_relaxed(&pool->flush_request, &stats->n_flush_requests);
 }

@@ -46,6 +46,18 @@
  * packet received by one PMD thread and transmitted by another simply ends
  * in the second thread's cache.
  *
+ * Caches and a pool running dry
+ * -----------------------------
+ *
+ * A user's cache may hold up to AFXDP_POOL_CACHE_SIZE frames that no other
+ * user can reach, and a user that goes idle keeps them.  So that these do
+ * not starve another user (a PMD thread that cannot refill its fill ring),
+ * a get that finds the pool dry raises a flush request, a counter on a
+ * cache line of its own.  Every user answers it at its next get or put,
+ * and an idle user through afxdp_pool_poll(): its whole cache goes back to
+ * the shared list.  A user that answers reads a line that is written only
+ * when the pool runs dry, so the fast path stays free of shared writes.
+ *
  * The ABA problem
  * ---------------
  *
@@ -81,7 +93,8 @@
  *   afxdp_pool_pop_bulk()
  *       The shared list: any number of threads at once (MPMC).
  *
- *   afxdp_pool_get(), afxdp_pool_put(), afxdp_pool_flush()
+ *   afxdp_pool_get(), afxdp_pool_put(), afxdp_pool_flush(),
+ *   afxdp_pool_poll()
  *       Through the cache of 'user': one thread at a time per user;
  *       different users, and the shared-list functions, at once.  A 'user'
  *       of AFXDP_POOL_NO_CACHE or beyond the number of caches goes straight
@@ -111,6 +124,7 @@ struct afxdp_pool_stats {
     uint32_t n_shared;          /* Frames in the shared free list. */
     uint32_t n_cached;          /* Frames in the users' caches. */
     uint32_t n_out;             /* The rest: taken and not given back. */
+    uint32_t n_flush_requests;  /* Times a get found the pool dry. */
 };
 
 struct afxdp_pool *afxdp_pool_create(uint32_t n_frames, uint32_t n_caches);
@@ -131,6 +145,7 @@ size_t afxdp_pool_get(struct afxdp_pool *, uint32_t user,
 void afxdp_pool_put(struct afxdp_pool *, uint32_t user,
                     const uint32_t frames[], size_t n);
 void afxdp_pool_flush(struct afxdp_pool *, uint32_t user);
+void afxdp_pool_poll(struct afxdp_pool *, uint32_t user);
 
 void afxdp_pool_get_stats(const struct afxdp_pool *,
                           struct afxdp_pool_stats *);

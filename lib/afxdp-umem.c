@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "afxdp-csum.h"
+#include "afxdp-xdp.h"
 #include "bpf/afxdp-prog.h"
 #include "coverage.h"
 #include "dp-packet.h"
@@ -37,6 +38,8 @@
 #include "ovs-atomic.h"
 #include "ovs-thread.h"
 #include "packets.h"
+#include "openvswitch/poll-loop.h"
+#include "timeval.h"
 #include "unixctl.h"
 #include "util.h"
 
@@ -51,6 +54,8 @@ COVERAGE_DEFINE(afxdp_tx_zero_copy);
 COVERAGE_DEFINE(afxdp_tx_copy);
 COVERAGE_DEFINE(afxdp_tx_ring_full);
 COVERAGE_DEFINE(afxdp_tx_wakeup_error);
+COVERAGE_DEFINE(afxdp_frame_in_use);
+COVERAGE_DEFINE(afxdp_frame_held_back);
 
 #ifndef AF_XDP
 #define AF_XDP 44
@@ -167,6 +172,9 @@ struct afxdp_xsk {
         int fd;
         uint32_t slot;          /* Marks the frames it holds. */
         bool zero_copy;
+        bool bound;
+        int ifindex;
+        uint32_t queue;
         bool busy_poll;         /* Busy polling asked for. */
 
         /* Whether the poller drives the device's NAPI: busy polling asked
@@ -214,12 +222,60 @@ static char *umem_base;
  * where touched. */
 static struct dp_packet *umem_packets;
 
-/* holder[i]: the slot of the socket that holds frame i in one of its rings
- * (or between them, in the kernel), 0 if none does.  Written by the thread
- * that moves the frame into or out of a ring, read when a socket is
- * destroyed; relaxed, the handover itself is ordered by the rings and by
- * the pool. */
+/* holder[i]: where frame i is, counted independently of the pool's own
+ * books: the slot of the socket that holds it in one of its rings (or
+ * between them, in the kernel), FRAME_IN_PACKET in a dp_packet,
+ * FRAME_HELD_BACK held back from a closed socket until the kernel is done
+ * with it, or FRAME_FREE in the pool.  Written by the thread that moves the
+ * frame, read when a socket is destroyed, when a frame is taken from the
+ * pool (it must be free) and by afxdp/pool-show; relaxed, the handover
+ * itself is ordered by the rings and by the pool. */
 static atomic_uint16_t *umem_holder;
+#define FRAME_FREE 0
+#define FRAME_IN_PACKET UINT16_MAX
+#define FRAME_HELD_BACK (UINT16_MAX - 1)
+#define MAX_XSK_SLOT (UINT16_MAX - 2)
+
+/* Frames taken from the pool that were not free by their state (handed
+ * out twice), and frames given back twice. */
+static atomic_uint64_t umem_n_taken_in_use = 0;
+static atomic_uint64_t umem_n_freed_twice = 0;
+
+/* The frames of a closed zero-copy socket, held back until the kernel
+ * has released the socket's buffer pool: until then the driver may still
+ * write into the frames it took from the fill ring (and read those it took
+ * from the tx ring).  The kernel releases the pool from a workqueue some
+ * time after close(); the queue no longer having one, or a new socket
+ * bound to it, shows that it has.  Under 'umem_mutex'. */
+struct held_back {
+    struct ovs_list node;       /* In 'umem_held_back'. */
+    int ifindex;
+    uint32_t queue;
+    struct umem_region *region;
+    uint32_t *frames;           /* Indices in 'region'. */
+    uint32_t n;
+    long long int deadline;     /* Released then if the kernel can't say. */
+};
+static struct ovs_list umem_held_back OVS_GUARDED_BY(umem_mutex)
+    = OVS_LIST_INITIALIZER(&umem_held_back);
+static atomic_uint32_t umem_n_held_back = 0;   /* Frames in it. */
+/* Held-back frames that the device wrote after their socket closed: those
+ * that returning them to the pool at once would have handed out while a
+ * driver could still write them. */
+static atomic_uint64_t umem_n_written_after_close = 0;
+static long long int umem_next_held_back_check = LLONG_MIN;
+static void held_back_release_queue(int ifindex, uint32_t queue)
+    OVS_REQUIRES(umem_mutex);
+
+/* A frame's bytes while it is held back, to tell later whether the device
+ * wrote it. */
+#define HELD_BACK_POISON 0x5a
+
+/* How long frames are held back where the kernel cannot say whether a
+ * queue still has a buffer pool (before Linux 6.15), and how often the
+ * kernel is asked. */
+#define HELD_BACK_FALLBACK_MS 1000
+#define HELD_BACK_CHECK_MS 20
 
 /* Regions [0, umem_n_regions) are set up: a region is complete before the
  * count that covers it is stored (release). */
@@ -392,7 +448,7 @@ umem_init(char **errp)
         return error;
     }
     umem_base = (char *) ROUND_UP((uintptr_t) base, HUGE_PAGE_SIZE);
-    xsk_slots = id_pool_create(1, UINT16_MAX - 1);
+    xsk_slots = id_pool_create(1, MAX_XSK_SLOT);
     unixctl_command_register("afxdp/pool-show", "", 0, 0,
                              afxdp_umem_show, NULL);
     return 0;
@@ -456,6 +512,31 @@ region_create(char **errp)
     return region;
 }
 
+static void
+frame_set(uint32_t frame, uint16_t state)
+{
+    atomic_store_relaxed(&umem_holder[frame], state);
+}
+
+/* Counts and logs 'frame', found in state 'state' when it was taken from
+ * the pool (if 'taken') or freed. */
+static void
+frame_misplaced(uint32_t frame, uint16_t state, bool taken)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 20);
+    uint64_t orig;
+
+    COVERAGE_INC(afxdp_frame_in_use);
+    atomic_add_relaxed(taken ? &umem_n_taken_in_use : &umem_n_freed_twice,
+                       1, &orig);
+    VLOG_ERR_RL(&rl, "UMEM frame %"PRIu32" %s while %s", frame,
+                taken ? "taken from the pool" : "freed",
+                state == FRAME_FREE ? "free"
+                : state == FRAME_IN_PACKET ? "in a packet"
+                : state == FRAME_HELD_BACK ? "held back for the kernel"
+                : "in a socket's rings");
+}
+
 /* Gives the frame of 'packet', received on an afxdp port, back to its
  * region's pool.  Called through dp_packet_delete(). */
 void
@@ -463,9 +544,18 @@ afxdp_umem_free_packet(struct dp_packet *packet)
 {
     uint32_t frame = packet - umem_packets;
     struct umem_region *region = region_of(frame);
+    uint16_t state;
     uint32_t i;
 
     ovs_assert(region);
+    atomic_read_relaxed(&umem_holder[frame], &state);
+    if (OVS_UNLIKELY(state != FRAME_IN_PACKET)) {
+        /* Given back twice, or while a ring has it: putting it in the
+         * pool would hand it out twice. */
+        frame_misplaced(frame, state, false);
+        return;
+    }
+    frame_set(frame, FRAME_FREE);
     i = frame - region->first;
     afxdp_pool_put(region->pool, pool_user(), &i, 1);
 }
@@ -584,13 +674,27 @@ ring_needs_wakeup(const struct afxdp_ring *r)
 static void
 xsk_hold(const struct afxdp_xsk *xsk, uint32_t frame)
 {
-    atomic_store_relaxed(&umem_holder[frame], xsk->slot);
+    frame_set(frame, xsk->slot);
 }
 
 static void
 xsk_release(uint32_t frame)
 {
-    atomic_store_relaxed(&umem_holder[frame], 0);
+    frame_set(frame, FRAME_FREE);
+}
+
+/* Marks 'frame', just taken from the pool, as held by 'xsk'.  A frame
+ * that was not free is in two places at once: counted and logged. */
+static void
+xsk_take(const struct afxdp_xsk *xsk, uint32_t frame)
+{
+    uint16_t state;
+
+    atomic_read_relaxed(&umem_holder[frame], &state);
+    if (OVS_UNLIKELY(state != FRAME_FREE)) {
+        frame_misplaced(frame, state, true);
+    }
+    xsk_hold(xsk, frame);
 }
 
 /* Tops the fill ring up from its region's pool, in bulks of RING_BATCH,
@@ -618,7 +722,7 @@ xsk_refill(struct afxdp_xsk *xsk, uint32_t user, uint32_t min)
             COVERAGE_INC(afxdp_fill_short);
         }
         for (uint32_t i = 0; i < got; i++) {
-            xsk_hold(xsk, region->first + frames[i]);
+            xsk_take(xsk, region->first + frames[i]);
             addrs[(xsk->fill.cached_prod + i) & xsk->fill.mask]
                 = (uint64_t) frames[i] * AFXDP_FRAME_SIZE;
         }
@@ -808,10 +912,22 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
                              ? ": the driver has no zero-copy support for "
                                "packets larger than a frame (multi-buffer)"
                              : ": the driver has no zero-copy support")
+                          : error == EINVAL && copy == AFXDP_XSK_ZEROCOPY
+                          ? ": the driver refused zero-copy on this queue "
+                            "(a queue it does not have or, for virtio_net, a "
+                            "device without iommu_platform: it maps buffers "
+                            "through the DMA API only then)"
                           : error == EINVAL && queue
                           ? ": the device may have fewer queues" : "");
         return error;
     }
+
+    /* The queue is ours: whatever the kernel held of a socket closed on
+     * it before, it has let go of. */
+    held_back_release_queue(ifindex, queue);
+    xsk->bound = true;
+    xsk->ifindex = ifindex;
+    xsk->queue = queue;
 
     if (getsockopt(xsk->fd, SOL_XDP, XDP_OPTIONS, &opts, &optlen)) {
         opts.flags = 0;
@@ -833,11 +949,114 @@ xsk_bind(struct afxdp_xsk *xsk, int ifindex, uint32_t queue,
     return 0;
 }
 
+/* How many frames of 'region' are in state 'state'. */
+static uint32_t
+region_held_by(const struct umem_region *region, uint16_t state)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < region->n_frames; i++) {
+        uint16_t holder;
+
+        atomic_read_relaxed(&umem_holder[region->first + i], &holder);
+        n += holder == state;
+    }
+    return n;
+}
+
+/* Gives the frames of 'hb' back to the pool and frees it, counting those
+ * the device wrote while they were held back. */
+static void
+held_back_release(struct held_back *hb)
+    OVS_REQUIRES(umem_mutex)
+{
+    static const uint8_t poison[AFXDP_FRAME_SIZE] = {
+        [0 ... AFXDP_FRAME_SIZE - 1] = HELD_BACK_POISON
+    };
+    struct umem_region *region = hb->region;
+    uint64_t written = 0, orig;
+    uint32_t n_orig;
+
+    for (uint32_t i = 0; i < hb->n; i++) {
+        uint32_t frame = region->first + hb->frames[i];
+
+        written += memcmp(frame_data(frame), poison, sizeof poison) != 0;
+        xsk_release(frame);
+    }
+    afxdp_pool_push_bulk(region->pool, hb->frames, hb->n);
+    atomic_add_relaxed(&umem_n_written_after_close, written, &orig);
+    atomic_sub_relaxed(&umem_n_held_back, hb->n, &n_orig);
+    VLOG_DBG("released %"PRIu32" frames held back from device %d queue "
+             "%"PRIu32" (%"PRIu64" written after the socket closed)",
+             hb->n, hb->ifindex, hb->queue, written);
+    ovs_list_remove(&hb->node);
+    free(hb->frames);
+    free(hb);
+}
+
+/* Releases the frames held back from queue 'queue' of device 'ifindex':
+ * a socket has just been bound there, so the kernel has released the
+ * buffer pool of the socket closed before. */
+static void
+held_back_release_queue(int ifindex, uint32_t queue)
+    OVS_REQUIRES(umem_mutex)
+{
+    struct held_back *hb;
+
+    LIST_FOR_EACH_SAFE (hb, node, &umem_held_back) {
+        if (hb->ifindex == ifindex && hb->queue == queue) {
+            held_back_release(hb);
+        }
+    }
+}
+
+/* Called from the main loop: gives back the held-back frames whose queue
+ * the kernel has released. */
+void
+afxdp_umem_run(void)
+{
+    struct held_back *hb;
+    uint32_t n_held;
+    long long int now;
+
+    afxdp_umem_poll_caches();
+
+    atomic_read_relaxed(&umem_n_held_back, &n_held);
+    now = time_msec();
+    if (!n_held || now < umem_next_held_back_check) {
+        return;
+    }
+    umem_next_held_back_check = now + HELD_BACK_CHECK_MS;
+
+    ovs_mutex_lock(&umem_mutex);
+    LIST_FOR_EACH_SAFE (hb, node, &umem_held_back) {
+        int has = afxdp_xdp_queue_has_pool(hb->ifindex, hb->queue);
+
+        if (!has || (has < 0 && now >= hb->deadline)) {
+            held_back_release(hb);
+        }
+    }
+    ovs_mutex_unlock(&umem_mutex);
+}
+
+void
+afxdp_umem_wait(void)
+{
+    uint32_t n_held;
+
+    atomic_read_relaxed(&umem_n_held_back, &n_held);
+    if (n_held) {
+        poll_timer_wait_until(umem_next_held_back_check);
+    }
+}
+
 static void
 xsk_free(struct afxdp_xsk *xsk)
     OVS_REQUIRES(umem_mutex)
 {
     struct umem_region *region = xsk->region;
+    bool hold_back = xsk->bound && xsk->zero_copy;
+    struct held_back *hb = NULL;
     uint32_t frames[RING_BATCH];
     uint32_t n = 0;
 
@@ -849,23 +1068,58 @@ xsk_free(struct afxdp_xsk *xsk)
         close(xsk->fd);
     }
 
-    /* With the socket closed, the kernel is done with the frames it was
-     * given, wherever they were: all of them go back to the pool. */
+    /* With the socket closed, the kernel no longer gives us its frames
+     * back.  In copy mode it is done with them: they go back to the pool.
+     * A zero-copy driver keeps those it took from the fill and tx rings
+     * until the kernel releases the socket's buffer pool, later: they are
+     * held back until then (afxdp_umem_run()), poisoned to tell whether
+     * the device wrote them meanwhile. */
+    if (hold_back) {
+        hb = xmalloc(sizeof *hb);
+        hb->ifindex = xsk->ifindex;
+        hb->queue = xsk->queue;
+        hb->region = region;
+        hb->n = 0;
+        /* The driver may hold frames beyond what the rings have room
+         * for: count them first. */
+        hb->frames = xmalloc(sizeof *hb->frames
+                             * MAX(region_held_by(region, xsk->slot), 1));
+        hb->deadline = time_msec() + HELD_BACK_FALLBACK_MS;
+    }
     for (uint32_t i = 0; region && xsk->slot && i < region->n_frames; i++) {
         uint16_t holder;
 
         atomic_read_relaxed(&umem_holder[region->first + i], &holder);
-        if (holder == xsk->slot) {
-            xsk_release(region->first + i);
-            frames[n++] = i;
-            if (n == ARRAY_SIZE(frames)) {
-                afxdp_pool_push_bulk(region->pool, frames, n);
-                n = 0;
-            }
+        if (holder != xsk->slot) {
+            continue;
+        }
+        if (hb) {
+            frame_set(region->first + i, FRAME_HELD_BACK);
+            memset(frame_data(region->first + i), HELD_BACK_POISON,
+                   AFXDP_FRAME_SIZE);
+            hb->frames[hb->n++] = i;
+            continue;
+        }
+        xsk_release(region->first + i);
+        frames[n++] = i;
+        if (n == ARRAY_SIZE(frames)) {
+            afxdp_pool_push_bulk(region->pool, frames, n);
+            n = 0;
         }
     }
     if (region) {
         afxdp_pool_push_bulk(region->pool, frames, n);
+    }
+    if (hb && hb->n) {
+        uint32_t orig;
+
+        COVERAGE_ADD(afxdp_frame_held_back, hb->n);
+        atomic_add_relaxed(&umem_n_held_back, hb->n, &orig);
+        ovs_list_push_back(&umem_held_back, &hb->node);
+        umem_next_held_back_check = LLONG_MIN;
+    } else if (hb) {
+        free(hb->frames);
+        free(hb);
     }
 
     if (xsk->slot) {
@@ -1258,10 +1512,11 @@ xsk_rx_frame(const struct afxdp_xsk *xsk, uint32_t user,
         stats->invalid++;
         return UINT32_MAX;
     }
-    xsk_release(frame);
+    frame_set(frame, FRAME_IN_PACKET);
     if (OVS_UNLIKELY(d->len > AFXDP_FRAME_SIZE - d->addr % AFXDP_FRAME_SIZE)) {
         uint32_t i = frame - region->first;
 
+        xsk_release(frame);
         COVERAGE_INC(afxdp_rx_invalid);
         stats->invalid++;
         afxdp_pool_put(region->pool, user, &i, 1);
@@ -1317,6 +1572,8 @@ xsk_rx_chain(struct afxdp_xsk *xsk, uint32_t user, uint32_t first,
             bad = true;
             continue;
         }
+        /* Copied out below: the frames go back to the pool. */
+        xsk_release(frame);
         frame -= region->first;
         if (k < ARRAY_SIZE(frames)) {
             frames[k++] = frame;
@@ -1450,6 +1707,7 @@ afxdp_xsk_recv(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
                 COVERAGE_INC(afxdp_rx_invalid);
                 stats->invalid++;
             }
+            xsk_release(frame);
             frame -= region->first;
             afxdp_pool_put(region->pool, user, &frame, 1);
             continue;
@@ -1562,7 +1820,7 @@ xsk_tx_chain(struct afxdp_xsk *xsk, uint32_t user,
         struct xdp_desc *d = &descs[(pos + i) & xsk->tx.mask];
         uint32_t len = MIN(left, AFXDP_MAX_PACKET);
 
-        xsk_hold(xsk, region->first + frames[i]);
+        xsk_take(xsk, region->first + frames[i]);
         d->addr = (uint64_t) frames[i] * AFXDP_FRAME_SIZE + AFXDP_RX_OFFSET;
         d->len = len;
         d->options = i + 1 < n ? AFXDP_XDP_PKT_CONTD : 0;
@@ -1668,6 +1926,7 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
         }
         if (addr != UINT64_MAX) {
             stats->zero_copy++;
+            xsk_hold(xsk, frame);
         } else if (!afxdp_pool_get(region->pool, user, &frame, 1)) {
             stats->no_frame++;
             dp_packet_delete(packet);
@@ -1678,9 +1937,9 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
             frame += region->first;
             stats->copied++;
             dp_packet_delete(packet);
+            xsk_take(xsk, frame);
         }
 
-        xsk_hold(xsk, frame);
         d = &descs[(xsk->tx.cached_prod + n) & xsk->tx.mask];
         d->addr = addr;
         d->len = len;
@@ -1707,6 +1966,39 @@ afxdp_xsk_send(struct afxdp_xsk *xsk, struct dp_packet_batch *batch,
     COVERAGE_ADD(afxdp_tx_ring_full, stats->ring_full - before.ring_full);
 }
 
+/* For a port that has stopped sending: kicks the kernel again for
+ * descriptors still in 'xsk''s tx ring (a sendto() that the device's full
+ * queue turned away leaves them there), and gives the frames of the
+ * packets sent back to the pool.  Until the next send, the last packets
+ * would wait in the tx ring and their frames in the completion ring.  The
+ * caller must own the sending side of 'xsk', as afxdp_xsk_send()'s caller
+ * does. */
+void
+afxdp_xsk_reclaim(struct afxdp_xsk *xsk)
+{
+    if (ring_prod_pending(&xsk->tx)) {
+        xsk_kick_tx(xsk);
+    }
+    xsk_complete(xsk, pool_user());
+}
+
+/* Answers the pools' flush requests for the calling thread's caches, as
+ * its next get or put of frames would (see afxdp-pool.h): for a thread
+ * that may stay idle for long while another runs short of frames. */
+void
+afxdp_umem_poll_caches(void)
+{
+    uint32_t slot = *cache_slot_get();
+    uint32_t n = n_regions();
+
+    if (slot == SLOT_UNSET || slot == AFXDP_POOL_NO_CACHE) {
+        return;
+    }
+    for (uint32_t r = 0; r < n; r++) {
+        afxdp_pool_poll(umem_regions[r].pool, slot);
+    }
+}
+
 static void
 pool_stats_add(struct afxdp_pool_stats *sum, const struct afxdp_pool_stats *s)
 {
@@ -1714,6 +2006,7 @@ pool_stats_add(struct afxdp_pool_stats *sum, const struct afxdp_pool_stats *s)
     sum->n_shared += s->n_shared;
     sum->n_cached += s->n_cached;
     sum->n_out += s->n_out;
+    sum->n_flush_requests += s->n_flush_requests;
 }
 
 /* The state of the pools of all regions, and how many sockets share the
@@ -1740,28 +2033,61 @@ afxdp_umem_get_stats(struct afxdp_pool_stats *stats, uint32_t *n_sockets)
     }
 }
 
-/* Frames of 'region' in socket rings. */
-static uint32_t
-region_in_sockets(const struct umem_region *region)
+/* Where the frames of 'region' are, by their states: adds them to
+ * '*in_rings', '*in_packets', '*held_back' and '*n_free'. */
+static void
+region_count(const struct umem_region *region, uint32_t *in_rings,
+             uint32_t *in_packets, uint32_t *held_back, uint32_t *n_free)
 {
-    uint32_t n = 0;
-
     for (uint32_t i = 0; i < region->n_frames; i++) {
         uint16_t holder;
 
         atomic_read_relaxed(&umem_holder[region->first + i], &holder);
-        n += holder != 0;
+        switch (holder) {
+        case FRAME_FREE:
+            (*n_free)++;
+            break;
+        case FRAME_IN_PACKET:
+            (*in_packets)++;
+            break;
+        case FRAME_HELD_BACK:
+            (*held_back)++;
+            break;
+        default:
+            (*in_rings)++;
+            break;
+        }
     }
-    return n;
 }
 
+/* The descriptors in 'r' now, by its shared indices. */
+static uint32_t
+ring_used(const struct afxdp_ring *r)
+{
+    uint32_t prod, cons;
+
+    if (!r->map) {
+        return 0;
+    }
+    atomic_read_relaxed(r->producer, &prod);
+    atomic_read_relaxed(r->consumer, &cons);
+    return prod - cons;
+}
+
+/* afxdp/pool-show: the pool's own books (free frames in the shared list
+ * and in thread caches) and, counted apart from them, where each frame is
+ * by its state.  The two must agree: "unaccounted" is the total less the
+ * pool's free frames and the frames elsewhere, 0 unless a frame was lost
+ * or is in two places at once (and then the counts of frames taken while
+ * in use or freed twice say which). */
 static void
 afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
                 const char *argv[] OVS_UNUSED, void *aux OVS_UNUSED)
 {
     struct ds s = DS_EMPTY_INITIALIZER;
+    uint32_t in_rings = 0, in_packets = 0, held_back = 0, state_free = 0;
+    uint64_t taken_in_use, freed_twice, written;
     struct afxdp_pool_stats stats;
-    uint32_t in_sockets = 0;
     uint32_t n_sockets;
     uint32_t n = n_regions();
 
@@ -1772,9 +2098,15 @@ afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
     ovs_mutex_lock(&umem_mutex);
     for (uint32_t r = 0; r < n; r++) {
         const struct umem_region *region = &umem_regions[r];
-        uint32_t in = region_in_sockets(region);
+        uint32_t in = 0, packets = 0, held = 0, n_free = 0;
+        const struct afxdp_xsk *xsk;
         bool sg;
 
+        region_count(region, &in, &packets, &held, &n_free);
+        in_rings += in;
+        in_packets += packets;
+        held_back += held;
+        state_free += n_free;
         atomic_read_relaxed(&region->sg, &sg);
         ds_put_format(&s, "region %"PRIu32": %"PRIu32" frames (%s), "
                       "%"PRIuSIZE" sockets, %"PRIu32" frames reserved for "
@@ -1788,7 +2120,15 @@ afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
                           sg ? ", multi-buffer" : "");
         }
         ds_put_char(&s, '\n');
-        in_sockets += in;
+
+        LIST_FOR_EACH (xsk, node, &region->xsks) {
+            ds_put_format(&s, "  %s: %"PRIu32" frames; fill %"PRIu32", "
+                          "rx %"PRIu32", tx %"PRIu32", completion %"PRIu32
+                          "\n", xsk->name,
+                          region_held_by(region, xsk->slot),
+                          ring_used(&xsk->fill), ring_used(&xsk->rx),
+                          ring_used(&xsk->tx), ring_used(&xsk->comp));
+        }
     }
     ovs_mutex_unlock(&umem_mutex);
 
@@ -1797,9 +2137,24 @@ afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
     ovs_mutex_lock(&slot_mutex);
     ds_put_format(&s, "thread caches: %"PRIu32" threads\n", n_cache_slots);
     ovs_mutex_unlock(&slot_mutex);
-    ds_put_format(&s, "in socket rings: %"PRIu32"\n", in_sockets);
-    ds_put_format(&s, "in packets: %"PRId64"\n",
-                  (int64_t) stats.n_out - in_sockets);
+    ds_put_format(&s, "caches asked back (pool ran dry): %"PRIu32"\n",
+                  stats.n_flush_requests);
+    ds_put_format(&s, "in socket rings: %"PRIu32"\n", in_rings);
+    ds_put_format(&s, "in packets: %"PRIu32"\n", in_packets);
+    ds_put_format(&s, "held back for the kernel: %"PRIu32"\n", held_back);
+    ds_put_format(&s, "free by frame state: %"PRIu32"\n", state_free);
+    ds_put_format(&s, "unaccounted: %"PRId64"\n",
+                  (int64_t) stats.n_frames - stats.n_shared - stats.n_cached
+                  - in_rings - in_packets - held_back);
+    atomic_read_relaxed(&umem_n_taken_in_use, &taken_in_use);
+    atomic_read_relaxed(&umem_n_freed_twice, &freed_twice);
+    atomic_read_relaxed(&umem_n_written_after_close, &written);
+    ds_put_format(&s, "taken from the pool while in use: %"PRIu64"\n",
+                  taken_in_use);
+    ds_put_format(&s, "freed while not in a packet: %"PRIu64"\n",
+                  freed_twice);
+    ds_put_format(&s, "written by a device after their socket closed: "
+                  "%"PRIu64"\n", written);
     ds_put_format(&s, "sockets: %"PRIu32"\n", n_sockets);
     unixctl_command_reply(conn, ds_cstr(&s));
     ds_destroy(&s);

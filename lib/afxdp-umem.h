@@ -171,6 +171,8 @@ void afxdp_umem_get_stats(struct afxdp_pool_stats *, uint32_t *n_sockets);
 bool afxdp_umem_kernel_has_sg(void);
 bool afxdp_umem_kernel_has_tx_budget(void);
 uint32_t afxdp_umem_max_packet(void);
+void afxdp_umem_run(void);
+void afxdp_umem_wait(void);
 
 /* Sockets. */
 int afxdp_xsk_create(const char *ifname, int ifindex, uint32_t queue,
@@ -190,6 +192,8 @@ uint32_t afxdp_xsk_update_busy_poll(struct afxdp_xsk *);
 int afxdp_xsk_recv(struct afxdp_xsk *, struct dp_packet_batch *,
                    bool rx_meta, uint32_t max_len, int *qfill,
                    struct afxdp_rx_stats *);
+void afxdp_xsk_reclaim(struct afxdp_xsk *);
+void afxdp_umem_poll_caches(void);
 void afxdp_xsk_send(struct afxdp_xsk *, struct dp_packet_batch *,
                     bool csum_meta, struct afxdp_tx_stats *);
 

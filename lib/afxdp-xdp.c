@@ -59,6 +59,13 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
 #define AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY 8
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH 2
 #define AFXDP_NETDEV_XSK_FLAGS_TX_CHECKSUM 2
+#define AFXDP_NETDEV_CMD_QUEUE_GET 10
+#define AFXDP_NETDEV_A_QUEUE_ID 1
+#define AFXDP_NETDEV_A_QUEUE_IFINDEX 2
+#define AFXDP_NETDEV_A_QUEUE_TYPE 3
+#define AFXDP_NETDEV_A_QUEUE_XSK 7     /* Linux 6.15. */
+#define AFXDP_NETDEV_QUEUE_TYPE_RX 0
+#define AFXDP_NETDEV_QUEUE_TYPE_TX 1
 
 #ifndef BPF_F_TEST_XDP_LIVE_FRAMES
 #define BPF_F_TEST_XDP_LIVE_FRAMES (1U << 1)
@@ -245,6 +252,63 @@ afxdp_xdp_probe(int ifindex, uint16_t attr, uint64_t *features,
     }
     ofpbuf_delete(reply);
     return error;
+}
+
+/* Asks the kernel whether queue 'queue' of device 'ifindex' still has an
+ * AF_XDP buffer pool, in its receiving or its sending half.  The kernel
+ * releases a closed socket's pool from a workqueue, having first told a
+ * zero-copy driver to let go of its frames: once the queue has none, the
+ * driver is done with them.  Returns 1 if it has one, 0 if it has none
+ * (or the device or queue is gone), or a negative errno if the kernel
+ * cannot tell (before Linux 6.15, which reports the pool). */
+int
+afxdp_xdp_queue_has_pool(int ifindex, uint32_t queue)
+{
+    static const struct nl_policy policy[] = {
+        [AFXDP_NETDEV_A_QUEUE_XSK] = { .type = NL_A_NESTED,
+                                       .optional = true },
+    };
+    static const int types[] = { AFXDP_NETDEV_QUEUE_TYPE_RX,
+                                 AFXDP_NETDEV_QUEUE_TYPE_TX };
+    int family = afxdp_netdev_family();
+
+    if (family < 0) {
+        return family;
+    }
+    if (!ovs_kernel_is_version_or_newer(6, 15)) {
+        return -EOPNOTSUPP;
+    }
+    for (size_t i = 0; i < ARRAY_SIZE(types); i++) {
+        struct nlattr *attrs[ARRAY_SIZE(policy)];
+        struct ofpbuf request, *reply;
+        bool has;
+        int error;
+
+        ofpbuf_init(&request, 0);
+        nl_msg_put_genlmsghdr(&request, 0, family, NLM_F_REQUEST,
+                              AFXDP_NETDEV_CMD_QUEUE_GET, 1);
+        nl_msg_put_u32(&request, AFXDP_NETDEV_A_QUEUE_IFINDEX, ifindex);
+        nl_msg_put_u32(&request, AFXDP_NETDEV_A_QUEUE_TYPE, types[i]);
+        nl_msg_put_u32(&request, AFXDP_NETDEV_A_QUEUE_ID, queue);
+        error = nl_transact(NETLINK_GENERIC, &request, &reply);
+        ofpbuf_uninit(&request);
+        if (error == ENODEV || error == EINVAL) {
+            /* No such device or queue (any more): nothing holds it.  (A
+             * device that is down answers ENOENT: its driver may still
+             * have the frames posted, so that counts as "can't tell".) */
+            continue;
+        } else if (error) {
+            return -error;
+        }
+        has = (nl_policy_parse(reply, NLMSG_HDRLEN + GENL_HDRLEN, policy,
+                               attrs, ARRAY_SIZE(policy))
+               && attrs[AFXDP_NETDEV_A_QUEUE_XSK]);
+        ofpbuf_delete(reply);
+        if (has) {
+            return 1;
+        }
+    }
+    return 0;
 }
 
 /* Asks the kernel whether device 'ifindex' hands its RX hash to XDP

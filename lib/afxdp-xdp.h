@@ -138,6 +138,7 @@ const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);
 const char *afxdp_xdp_probe_xsk_csum(int ifindex);
+int afxdp_xdp_queue_has_pool(int ifindex, uint32_t queue);
 int afxdp_xdp_probe_zero_copy(int ifindex);
 
 /* Counters of afxdp_xdp_xmit() calls, kept by the caller.  What happens

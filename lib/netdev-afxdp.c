@@ -121,6 +121,7 @@ struct netdev_afxdp_txq {
         atomic_uint64_t rx_csum_partial; /* Checksum left to finish. */
         atomic_uint64_t rx_multi_buffer; /* In several frames: copied. */
         atomic_uint64_t rx_over_mtu;    /* Dropped: longer than the MTU. */
+        uint32_t idle_polls;            /* Since the last reclaim. */
     );
     PADDED_MEMBERS(CACHE_LINE_SIZE,
         struct ovs_spin lock;
@@ -146,10 +147,15 @@ struct netdev_afxdp_txq {
  * ids of a port that busy polls. */
 #define AFXDP_RECHECK_MS 1000
 
-/* Ports that may use XDP transmit, steer packets for the device's own
- * addresses or busy poll, and when the main thread next asks about their
- * devices (main thread only). */
-static struct atomic_count afxdp_n_watched_ports = ATOMIC_COUNT_INIT(0);
+/* Empty polls of a queue between two reclaims of its socket's completion
+ * ring (netdev_afxdp_rxq_recv()). */
+#define AFXDP_RECLAIM_POLLS 1024
+
+/* afxdp netdevs in existence, and when the main thread next looks at
+ * their devices (afxdp_recheck_class(): a change of the device, and for
+ * ports that may use XDP transmit, steer packets for the device's own
+ * addresses or busy poll, what those depend on). */
+static struct atomic_count afxdp_n_ports = ATOMIC_COUNT_INIT(0);
 static long long int afxdp_next_check = LLONG_MIN;
 
 /* An afxdp port.
@@ -234,7 +240,15 @@ struct netdev_afxdp {
     ATOMIC(const char *) frames_reason; /* Why flows cannot send to the
                                          * device from XDP; NULL if they
                                          * can. */
-    bool watched;               /* Counted in afxdp_n_watched_ports. */
+    /* The device as the last setup found it (afxdp_device_digest()): a
+     * port set up again when it changes, so that a device deleted and
+     * created again (a driver reloaded), or given more queues after a
+     * setup that lacked them, is taken up without a change of options. */
+    uint64_t device_digest;
+    /* The device last seen in promiscuous mode (its ifindex), noted when
+     * netdev-linux changes its flags: a device that replaces it is put in
+     * it too. */
+    int promisc_ifindex;
     bool kernel_counts_xsk_drops;       /* In the device's rx_dropped. */
     struct afxdp_xdp *xdp;
     struct afxdp_xsk **xsks;            /* [n_queues]. */
@@ -340,6 +354,81 @@ afxdp_device_n_rxq(const char *name)
     return n;
 }
 
+/* What of device 'name' a setup depends on beyond the port's options: its
+ * index (a device deleted and created again has a new one) and its number
+ * of receive queues.  0 if there is no such device. */
+static uint64_t
+afxdp_device_digest(const char *name)
+{
+    int ifindex = if_nametoindex(name);
+
+    return (ifindex
+            ? ((uint64_t) ifindex << 32) | (uint32_t) afxdp_device_n_rxq(name)
+            : 0);
+}
+
+/* netdev-linux calls this, with the netdev's mutex held, once it has
+ * changed the flags of the device of 'netdev' (the datapath puts it in
+ * promiscuous mode when it adds the port): notes the device's mode. */
+void
+netdev_afxdp_flags_changed(struct netdev *netdev)
+    OVS_NO_THREAD_SAFETY_ANALYSIS
+{
+    struct netdev_linux *dev = netdev_linux_cast(netdev);
+    int ifindex = if_nametoindex(netdev_get_name(netdev));
+
+    dev->afxdp->promisc_ifindex = (dev->ifi_flags & IFF_PROMISC ? ifindex
+                                   : 0);
+}
+
+/* If device 'name' (index 'ifindex') replaces one that was in promiscuous
+ * mode, puts it in promiscuous mode too.  The datapath does it once, when
+ * it adds the port, so a driver unbound and bound again would come back
+ * filtering out the frames to the addresses behind the bridge (a NIC does;
+ * a veth does not filter). */
+static void
+afxdp_promisc_follow(struct netdev_afxdp *afxdp, const char *name,
+                     int ifindex)
+{
+    struct ifreq ifr;
+
+    if (!afxdp->promisc_ifindex || afxdp->promisc_ifindex == ifindex) {
+        return;
+    }
+    memset(&ifr, 0, sizeof ifr);
+    if (!af_inet_ifreq_ioctl(name, &ifr, SIOCGIFFLAGS, "SIOCGIFFLAGS")
+        && !(ifr.ifr_flags & IFF_PROMISC)) {
+        ifr.ifr_flags |= IFF_PROMISC;
+        if (!af_inet_ifreq_ioctl(name, &ifr, SIOCSIFFLAGS, "SIOCSIFFLAGS")) {
+            VLOG_INFO("%s: a new device by this name, put in promiscuous "
+                      "mode as the one it replaces was", name);
+        }
+    }
+    afxdp->promisc_ifindex = ifindex;
+}
+
+/* Returns an error message if the receive queues 'start' to 'start' + 'n'
+ * - 1 are not all among the queues that device 'name' has now, else NULL
+ * (also if the count cannot be read: the bind will tell). */
+static char *
+afxdp_check_queues(const char *name, int start, int n)
+{
+    int dev_n_rxq = afxdp_device_n_rxq(name);
+
+    if (!dev_n_rxq || start + n <= dev_n_rxq) {
+        return NULL;
+    } else if (start) {
+        return xasprintf("%s: start-queue %d and n_rxq %d need queues %d to "
+                         "%d, but the device has %d receive queue%s", name,
+                         start, n, start, start + n - 1, dev_n_rxq,
+                         dev_n_rxq == 1 ? "" : "s");
+    } else {
+        return xasprintf("%s: n_rxq %d exceeds the %d receive queue%s of "
+                         "the device", name, n, dev_n_rxq,
+                         dev_n_rxq == 1 ? "" : "s");
+    }
+}
+
 int
 netdev_afxdp_construct(struct netdev *netdev)
 {
@@ -372,6 +461,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     atomic_init(&afxdp->xmit_on, false);
     atomic_init(&afxdp->xmit_reason, "off");
     atomic_init(&afxdp->frames_reason, "the port is not set up");
+    atomic_count_inc(&afxdp_n_ports);
     dev->afxdp = afxdp;
     ovs_mutex_unlock(&dev->mutex);
 
@@ -397,10 +487,6 @@ afxdp_teardown(struct netdev_linux *dev)
         afxdp_xdp_clear_socket(afxdp->xdp, i);
     }
     atomic_store_relaxed(&afxdp->xmit_on, false);
-    if (afxdp->watched) {
-        atomic_count_dec(&afxdp_n_watched_ports);
-    }
-    afxdp->watched = false;
     afxdp->xmit_possible = false;
     afxdp->flow_offload = false;
     atomic_store_relaxed(&afxdp->frames_reason, "the port is not set up");
@@ -462,6 +548,7 @@ netdev_afxdp_destruct(struct netdev *netdev)
     free(afxdp);
     dev->afxdp = NULL;
     ovs_mutex_unlock(&dev->mutex);
+    atomic_count_dec(&afxdp_n_ports);
 
     netdev_linux_destruct(netdev);
 }
@@ -738,7 +825,7 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     enum afxdp_rx_csum rx_csum;
     enum afxdp_mode mode;
     bool rx_hash, xdp_xmit, tx_csum, busy_poll;
-    int n_rxq, start_queue, ring_size, dev_n_rxq;
+    int n_rxq, start_queue, ring_size;
     int busy_poll_budget, tx_budget;
     struct smap_node *node;
     int error;
@@ -792,22 +879,6 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     if (tx_budget > ring_size) {
         *errp = xasprintf("%s: tx-budget %d exceeds the ring-size, %d",
                           name, tx_budget, ring_size);
-        return EINVAL;
-    }
-
-    dev_n_rxq = afxdp_device_n_rxq(name);
-    if (dev_n_rxq && start_queue + n_rxq > dev_n_rxq) {
-        if (start_queue) {
-            *errp = xasprintf("%s: start-queue %d and n_rxq %d need queues "
-                              "%d to %d, but the device has %d receive "
-                              "queue%s", name, start_queue, n_rxq,
-                              start_queue, start_queue + n_rxq - 1,
-                              dev_n_rxq, dev_n_rxq == 1 ? "" : "s");
-        } else {
-            *errp = xasprintf("%s: n_rxq %d exceeds the %d receive queue%s "
-                              "of the device", name, n_rxq, dev_n_rxq,
-                              dev_n_rxq == 1 ? "" : "s");
-        }
         return EINVAL;
     }
 
@@ -867,6 +938,20 @@ netdev_afxdp_set_config(struct netdev *netdev, const struct smap *args,
     }
 
     ovs_mutex_lock(&dev->mutex);
+    /* A queue range is refused if the device lacks it when it is asked
+     * for.  One that the device has come to lack since (a driver bound
+     * again, with its default channels) is the port's to wait for, with
+     * the reason in its status: refusing it here would make the bridge
+     * delete the port. */
+    if (n_rxq != afxdp->requested_n_rxq
+        || start_queue != afxdp->requested_start_queue) {
+        *errp = afxdp_check_queues(name, start_queue, n_rxq);
+        if (*errp) {
+            ovs_mutex_unlock(&dev->mutex);
+            free(steer);
+            return EINVAL;
+        }
+    }
     if (!afxdp->xdp) {
         /* Not set up yet: a program already on the interface is someone
          * else's, and it stays. */
@@ -1022,6 +1107,18 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
     }
 }
 
+/* Why flows that run in XDP cannot send to the device of 'afxdp' (set up),
+ * or NULL if they can.  Not into a device with zero-copy sockets: XDP
+ * frames redirected there share its queues with the sockets' transmit,
+ * and virtio_net (Linux 7.2) crashed under that in make check-nic (a NULL
+ * virtqueue in its XDP transmit, from a veth's program). */
+static const char *
+afxdp_frames_obstacle(const struct netdev_afxdp *afxdp)
+{
+    return (afxdp->zero_copy ? "zero-copy sockets on the device"
+            : afxdp_xdp_frames_obstacle(afxdp->ifindex));
+}
+
 /* Asks the kernel whether the device of 'netdev', whose program runs
  * offloaded flows, takes XDP frames, which flows that send to it need.  In
  * the main thread, every AFXDP_RECHECK_MS, as for XDP transmit: the flow
@@ -1029,7 +1126,7 @@ afxdp_xmit_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
 static void
 afxdp_frames_recheck(struct netdev *netdev, struct netdev_afxdp *afxdp)
 {
-    const char *reason = afxdp_xdp_frames_obstacle(afxdp->ifindex);
+    const char *reason = afxdp_frames_obstacle(afxdp);
     const char *old;
 
     atomic_read_relaxed(&afxdp->frames_reason, &old);
@@ -1106,9 +1203,14 @@ afxdp_recheck_class(const struct netdev_class *class)
     SHASH_FOR_EACH (node, &devices) {
         struct netdev *netdev = node->data;
         struct netdev_linux *dev = netdev_linux_cast(netdev);
+        const char *name = netdev_get_name(netdev);
 
         ovs_mutex_lock(&dev->mutex);
-        if (dev->afxdp && dev->afxdp->n_queues) {
+        if (dev->afxdp && dev->afxdp->device_digest
+                          != afxdp_device_digest(name)) {
+            /* Its device went, came back or changed its queues. */
+            netdev_request_reconfigure(netdev);
+        } else if (dev->afxdp && dev->afxdp->n_queues) {
             if (dev->afxdp->xmit_possible) {
                 afxdp_xmit_recheck(netdev, dev->afxdp);
             }
@@ -1139,7 +1241,8 @@ netdev_afxdp_run(void)
 {
     long long int now;
 
-    if (!atomic_count_get(&afxdp_n_watched_ports)) {
+    afxdp_umem_run();
+    if (!atomic_count_get(&afxdp_n_ports)) {
         return;
     }
     now = time_msec();
@@ -1153,7 +1256,8 @@ netdev_afxdp_run(void)
 void
 netdev_afxdp_wait(void)
 {
-    if (atomic_count_get(&afxdp_n_watched_ports)) {
+    afxdp_umem_wait();
+    if (atomic_count_get(&afxdp_n_ports)) {
         poll_timer_wait_until(afxdp_next_check);
     }
 }
@@ -1378,6 +1482,7 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
                           ovs_strerror(error));
         return error;
     }
+    afxdp_promisc_follow(afxdp, name, ifindex);
     n_attempts = afxdp_attempts(afxdp->requested_mode,
                                 (afxdp->requested_mode
                                  == AFXDP_MODE_BEST_EFFORT
@@ -1389,6 +1494,14 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
     atomic_store_relaxed(&afxdp->max_frame, mtu + VLAN_ETH_HEADER_LEN);
     afxdp->requested_mtu = mtu;
     *errp = afxdp_check_mtu(name, mtu);
+    if (*errp) {
+        return EINVAL;
+    }
+    /* The device may have lost queues since the options were checked (a
+     * driver reloaded with its default channels): then the port waits,
+     * without an XDP program, which some drivers (virtio_net) would take
+     * as a reason to refuse the channel change that it waits for. */
+    *errp = afxdp_check_queues(name, start, n);
     if (*errp) {
         return EINVAL;
     }
@@ -1459,12 +1572,7 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
             afxdp->ifindex = ifindex;
             if (afxdp->flow_offload) {
                 atomic_store_relaxed(&afxdp->frames_reason,
-                                     afxdp_xdp_frames_obstacle(ifindex));
-            }
-            afxdp->watched = (afxdp->xmit_possible || afxdp->steer_local
-                              || afxdp->busy_poll_on || afxdp->flow_offload);
-            if (afxdp->watched) {
-                atomic_count_inc(&afxdp_n_watched_ports);
+                                     afxdp_frames_obstacle(afxdp));
             }
             /* A veth or tun driver counts what its XDP program fails to
              * redirect (a socket without room) among its own drops. */
@@ -1500,6 +1608,8 @@ afxdp_config_current(const struct netdev_linux *dev)
     const struct netdev_afxdp *afxdp = dev->afxdp;
 
     return (afxdp->n_queues
+            && (afxdp->device_digest
+                == afxdp_device_digest(netdev_get_name(&dev->up)))
             && afxdp->n_queues == afxdp->requested_n_rxq
             && afxdp->start_queue == afxdp->requested_start_queue
             && afxdp->busy_poll == afxdp->requested_busy_poll
@@ -1538,6 +1648,7 @@ netdev_afxdp_reconfigure(struct netdev *netdev)
     if (netdev_linux_get_mtu__(dev, &mtu)) {
         mtu = 0;                /* Unknown: the attach will tell. */
     }
+    afxdp->device_digest = afxdp_device_digest(netdev_get_name(netdev));
     error = afxdp_setup(dev, netdev_get_name(netdev), mtu, &err);
     if (error) {
         /* The port stays, unconfigured: it receives nothing and counts
@@ -1649,6 +1760,19 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
         counter_add(&q->rx_multi_buffer, stats.multi_buffer);
     }
     if (!n) {
+        /* Every so often while idle, the frames of sent packets go back
+         * to the pool: a port that stopped sending would keep them in its
+         * completion ring (only if no sender holds the queue), and a
+         * thread that stopped receiving would keep its caches' frames
+         * from a thread that runs short. */
+        if (OVS_UNLIKELY(++q->idle_polls >= AFXDP_RECLAIM_POLLS)) {
+            afxdp_umem_poll_caches();
+            if (!ovs_spin_trylock(&q->lock)) {
+                afxdp_xsk_reclaim(afxdp->xsks[qid]);
+                ovs_spin_unlock(&q->lock);
+                q->idle_polls = 0;
+            }
+        }
         return EAGAIN;
     }
     if (afxdp->rx_partial) {
@@ -1746,7 +1870,8 @@ afxdp_send__(struct netdev_afxdp *afxdp, int qid,
 
 int
 netdev_afxdp_batch_send(struct netdev *netdev, int qid,
-                        struct dp_packet_batch *batch, bool concurrent_txq)
+                        struct dp_packet_batch *batch,
+                        bool concurrent_txq OVS_UNUSED)
 {
     struct netdev_afxdp *afxdp = netdev_afxdp_of(netdev);
     struct netdev_afxdp_txq *txq;
@@ -1765,13 +1890,12 @@ netdev_afxdp_batch_send(struct netdev *netdev, int qid,
     txq = &afxdp->txqs[qid];
 
     afxdp_drop_over_mtu(afxdp, batch, &over_mtu);
-    if (concurrent_txq) {
-        ovs_spin_lock(&txq->lock);
-        afxdp_send__(afxdp, qid, batch, over_mtu);
-        ovs_spin_unlock(&txq->lock);
-    } else {
-        afxdp_send__(afxdp, qid, batch, over_mtu);
-    }
+    /* Locked even if 'concurrent_txq' is false: the thread that polls the
+     * queue's socket reclaims its completion ring while the port is idle
+     * (netdev_afxdp_rxq_recv()).  Uncontended, but for that. */
+    ovs_spin_lock(&txq->lock);
+    afxdp_send__(afxdp, qid, batch, over_mtu);
+    ovs_spin_unlock(&txq->lock);
     return 0;
 }
 

@@ -47,6 +47,7 @@ int netdev_afxdp_construct(struct netdev *);
 void netdev_afxdp_destruct(struct netdev *);
 int netdev_afxdp_verify_mtu_size(const struct netdev *, int mtu);
 void netdev_afxdp_mtu_changed(struct netdev *, int mtu);
+void netdev_afxdp_flags_changed(struct netdev *);
 
 int netdev_afxdp_rxq_construct(struct netdev_rxq *);
 void netdev_afxdp_rxq_destruct(struct netdev_rxq *);

@@ -10,6 +10,10 @@
 #   check.sh OVS_TREE kernel  the demo and the ports' fallback status under
 #                             Debian bookworm's 6.1 kernel, in a QEMU guest
 #                             (scripts/kernel-check.sh)
+#   check.sh OVS_TREE nic     afxdp ports on NIC drivers with zero-copy
+#                             (virtio_net) in a QEMU guest under Debian's
+#                             newest kernel (scripts/nic-check.sh)
+#   check.sh OVS_TREE nic-quick  a representative part of it
 #   check.sh OVS_TREE deb     make deb and make check-deb
 #   check.sh OVS_TREE sanitize  the series' own unit and system tests in
 #                             build/asan, built with AddressSanitizer and
@@ -188,6 +192,17 @@ run_kernel() {
     tally_checks kernel "$TOP/build/kernel/run/checks"
 }
 
+# afxdp ports on real NIC drivers in a guest (QUICK: a representative
+# part): result lines "ok: NAME", "FAILED: NAME", "skipped: NAME".
+run_nic() {
+    local quick=${1:-}
+    echo "== nic: NIC drivers with zero-copy in a QEMU guest${quick:+ ($quick)}"
+    bash "$TOP/scripts/nic-check.sh" "$OVS" $quick 2>&1 \
+        | tee "$LOGDIR/nic.log"
+    tally_checks nic "$TOP/build/nic/run/checks"
+    grep '^FAILED: ' "$TOP/build/nic/run/checks" 2>/dev/null >> "$DIGEST"
+}
+
 # The Debian packages: built (make deb), then installed, run through the
 # packaged ovs-ctl and removed (make check-deb).  A package build that
 # fails is one failure.
@@ -200,17 +215,20 @@ run_deb() {
     tally_checks deb "$log"
 }
 
-# tally_checks NAME FILE: counts FILE's result lines "ok: CHECK" and
-# "FAILED: CHECK"; a FILE without any (a run that stopped before its
-# checks) is one failure.
+# tally_checks NAME FILE: counts FILE's result lines "ok: CHECK",
+# "FAILED: CHECK" and "skipped: CHECK -- WHY" (those listed); a FILE
+# without a passed or failed one (a run that stopped before its checks) is
+# one failure.
 tally_checks() {
-    local p f
+    local p f k
     p=$(grep -c '^ok: ' "$2" 2>/dev/null)
     f=$(grep -c '^FAILED: ' "$2" 2>/dev/null)
-    p=${p:-0} f=${f:-0}
+    k=$(grep -c '^skipped: ' "$2" 2>/dev/null)
+    p=${p:-0} f=${f:-0} k=${k:-0}
     [ $((p + f)) -gt 0 ] || f=1
-    echo "$1: $p passed, $f failed, 0 skipped"
-    passed=$((passed + p)) failed=$((failed + f))
+    echo "$1: $p passed, $f failed, $k skipped"
+    grep '^skipped: ' "$2" 2>/dev/null
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
 }
 
 # One line per skipped test: its title and why.  For a test listed in
@@ -237,13 +255,15 @@ skip_reasons() {
 
 case $what in
 all) run_unit; run_afxdp; run_afxdp_offload "$AFXDP_OFFLOAD_CI_TESTS"
-     run_sanitize; run_kernel ;;
+     run_sanitize; run_kernel; run_nic quick ;;
 unit) run_unit ;;
 afxdp) run_afxdp ;;
 afxdp-offload) run_afxdp_offload ;;
 offload-diff) run_offload_diff ;;
 sanitize) run_sanitize ;;
 kernel) run_kernel ;;
+nic) run_nic ;;
+nic-quick) run_nic quick ;;
 deb) run_deb ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac

@@ -192,6 +192,71 @@ test_cache(void)
     afxdp_pool_destroy(pool);
 }
 
+/* A user's cache does not starve another user: a get that finds the pool
+ * dry makes every other user's next get, put or poll give its cache back. */
+static void
+test_starvation(void)
+{
+    enum { N = 2 * AFXDP_POOL_CACHE_SIZE };
+    struct afxdp_pool *pool = afxdp_pool_create(N, 3);
+    uint32_t frames[N], frame;
+    struct afxdp_pool_stats stats;
+    uint32_t held, requests;
+    size_t n;
+
+    /* User 0 takes every frame and gives them back: its cache keeps some,
+     * out of user 1's reach. */
+    ovs_assert(afxdp_pool_get(pool, 0, frames, N) == N);
+    for (size_t i = 0; i < N; i += 16) {
+        afxdp_pool_put(pool, 0, &frames[i], 16);
+    }
+    afxdp_pool_get_stats(pool, &stats);
+    held = stats.n_cached;
+    ovs_assert(held > 0 && stats.n_shared == N - held);
+    ovs_assert(stats.n_flush_requests == 0);
+
+    /* User 1 wants them all and comes up short: a flush request. */
+    n = afxdp_pool_get(pool, 1, frames, N);
+    ovs_assert(n == N - held);
+    afxdp_pool_get_stats(pool, &stats);
+    ovs_assert(stats.n_flush_requests == 1);
+    ovs_assert(afxdp_pool_get(pool, 1, &frame, 1) == 0);   /* Another. */
+
+    /* User 2, with an empty cache, and user 1 itself, which raised it,
+     * have nothing to give. */
+    afxdp_pool_poll(pool, 2);
+    afxdp_pool_poll(pool, 1);
+    ovs_assert(afxdp_pool_get(pool, 1, &frame, 1) == 0);
+
+    /* User 0, idle, answers through a poll: its cache empties once. */
+    afxdp_pool_poll(pool, 0);
+    afxdp_pool_get_stats(pool, &stats);
+    ovs_assert(stats.n_cached == 0 && stats.n_shared == held);
+    ovs_assert(afxdp_pool_get(pool, 1, &frames[n], held) == held);
+    n += held;
+
+    /* A put answers too, the frames put included: user 1 gives back a few
+     * through its cache, user 0 runs the pool dry, user 1 puts one more. */
+    afxdp_pool_put(pool, 1, frames, 8);
+    afxdp_pool_get_stats(pool, &stats);
+    ovs_assert(stats.n_cached == 8 && stats.n_shared == 0);
+    requests = stats.n_flush_requests;
+    ovs_assert(afxdp_pool_get(pool, 0, &frame, 1) == 0);
+    afxdp_pool_put(pool, 1, &frames[8], 1);
+    afxdp_pool_get_stats(pool, &stats);
+    ovs_assert(stats.n_flush_requests == requests + 1);
+    ovs_assert(stats.n_cached == 0 && stats.n_shared == 9);
+
+    /* Answered once: the next put stays in the cache. */
+    afxdp_pool_put(pool, 1, &frames[9], 1);
+    afxdp_pool_get_stats(pool, &stats);
+    ovs_assert(stats.n_cached == 1);
+
+    afxdp_pool_put(pool, 1, &frames[10], n - 10);
+    check_all_free(pool);
+    afxdp_pool_destroy(pool);
+}
+
 /* Multi-threaded stress.
  *
  * Every thread takes and gives back frames in random bulks, through its own
@@ -417,6 +482,7 @@ run_check(struct ovs_cmdl_context *ctx)
     test_empty_full();
     test_bulk();
     test_cache();
+    test_starvation();
     /* A pool smaller than what the threads and caches can hold, so that it
      * runs dry, and one large enough that it never does. */
     test_stress(1024, n_threads, n_iterations);
