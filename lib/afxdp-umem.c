@@ -2074,6 +2074,19 @@ ring_used(const struct afxdp_ring *r)
     return prod - cons;
 }
 
+/* The rings of 'xsk' whose need-wakeup flag is set: the kernel waits for a
+ * system call to look at them again.  (The ring counts above it, by
+ * contrast, cannot tell what the device holds: the kernel publishes how
+ * far it consumed a ring only when it next reads it.) */
+static const char *
+xsk_wakeups(const struct afxdp_xsk *xsk)
+{
+    bool fill = xsk->fill.map && ring_needs_wakeup(&xsk->fill);
+    bool tx = xsk->tx.map && ring_needs_wakeup(&xsk->tx);
+
+    return fill && tx ? "fill, tx" : fill ? "fill" : tx ? "tx" : "none";
+}
+
 /* afxdp/pool-show: the pool's own books (free frames in the shared list
  * and in thread caches) and, counted apart from them, where each frame is
  * by its state.  The two must agree: "unaccounted" is the total less the
@@ -2124,10 +2137,11 @@ afxdp_umem_show(struct unixctl_conn *conn, int argc OVS_UNUSED,
         LIST_FOR_EACH (xsk, node, &region->xsks) {
             ds_put_format(&s, "  %s: %"PRIu32" frames; fill %"PRIu32", "
                           "rx %"PRIu32", tx %"PRIu32", completion %"PRIu32
-                          "\n", xsk->name,
-                          region_held_by(region, xsk->slot),
+                          "; wakeup asked for: %s\n",
+                          xsk->name, region_held_by(region, xsk->slot),
                           ring_used(&xsk->fill), ring_used(&xsk->rx),
-                          ring_used(&xsk->tx), ring_used(&xsk->comp));
+                          ring_used(&xsk->tx), ring_used(&xsk->comp),
+                          xsk_wakeups(xsk));
         }
     }
     ovs_mutex_unlock(&umem_mutex);

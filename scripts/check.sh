@@ -94,6 +94,7 @@ recheck() {
 # and the lines of its own log (kept in DIR/NN) that say what differed, into
 # $DIGEST, which is printed last: CI shows only the end of the output.
 DIGEST=$LOGDIR/failures.txt
+rm -f "$LOGDIR/nic-excerpts"
 : > "$DIGEST"
 failure_digest() {
     local dir=$1 log=$2 n
@@ -201,6 +202,10 @@ run_nic() {
         | tee "$LOGDIR/nic.log"
     tally_checks nic "$TOP/build/nic/run/checks"
     grep '^FAILED: ' "$TOP/build/nic/run/checks" 2>/dev/null >> "$DIGEST"
+    # The guest's excerpts of its failed checks, after the digest's list.
+    if [ -s "$TOP/build/nic/run/excerpts" ]; then
+        head -n 120 "$TOP/build/nic/run/excerpts" > "$LOGDIR/nic-excerpts"
+    fi
 }
 
 # The Debian packages: built (make deb), then installed, run through the
@@ -268,6 +273,10 @@ deb) run_deb ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac
 
+if [ -s "$LOGDIR/nic-excerpts" ]; then
+    echo "== the nic checks that failed, in excerpts"
+    cat "$LOGDIR/nic-excerpts"
+fi
 if [ -s "$DIGEST" ]; then
     echo "== what failed (full logs in $LOGDIR)"
     head -n 30 "$DIGEST"

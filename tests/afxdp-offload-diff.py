@@ -352,6 +352,24 @@ def gen_case(seed):
 
 # Open vSwitch.
 
+# AFXDP_DIFF_PROFILE=FILE: where each run's time goes, by kind of call,
+# appended to FILE at its end.
+PROFILE_FILE = os.environ.get("AFXDP_DIFF_PROFILE")
+PROFILE = {} if PROFILE_FILE else None
+
+
+def profiled(name, fn, *args, **kwargs):
+    if PROFILE is None:
+        return fn(*args, **kwargs)
+    start = time.monotonic()
+    try:
+        return fn(*args, **kwargs)
+    finally:
+        n = PROFILE.setdefault(name, [0, 0.0])
+        n[0] += 1
+        n[1] += time.monotonic() - start
+
+
 class Unixctl:
     """ovs-appctl's JSON-RPC, without a process per call."""
 
@@ -365,6 +383,9 @@ class Unixctl:
         self.id = 0
 
     def __call__(self, method, *params):
+        return profiled("appctl " + method, self.call, method, *params)
+
+    def call(self, method, *params):
         self.id += 1
         self.sock.sendall(json.dumps({"method": method, "params": params,
                                       "id": self.id}).encode())
@@ -385,14 +406,15 @@ class Unixctl:
 
 
 def ofctl(*args, data=None):
-    subprocess.run(["ovs-ofctl"] + list(args), input=data, text=True, check=True,
-                   stdout=subprocess.DEVNULL)
+    profiled("ofctl " + args[0], subprocess.run,
+             ["ovs-ofctl"] + list(args), input=data, text=True,
+             check=True, stdout=subprocess.DEVNULL)
 
 
 def ofctl_out(*args):
-    return subprocess.run(["ovs-ofctl"] + list(args),
-                          text=True, check=True,
-                          stdout=subprocess.PIPE).stdout
+    return profiled("ofctl " + args[0], subprocess.run,
+                    ["ovs-ofctl"] + list(args), text=True, check=True,
+                    stdout=subprocess.PIPE).stdout
 
 
 def xdp_table(appctl):
@@ -438,6 +460,10 @@ def datapath_counts(appctl):
 
 
 def wait_for(what, cond):
+    return profiled("wait for " + what, wait_until, what, cond)
+
+
+def wait_until(what, cond):
     deadline = time.monotonic() + TIMEOUT
     while True:
         value = cond()
@@ -732,6 +758,14 @@ def main():
     print("%d cases from seed %d, %d frames sent, %d run in XDP, %d differ,"
           " %.0f s" % (n, seed, n_frames, n_xdp, n_diff,
                        time.monotonic() - start))
+    if PROFILE is not None:
+        with open(PROFILE_FILE, "a") as f:
+            f.write("offload %s, %d cases from seed %d, %.1f s:\n"
+                    % ("on" if expected else "off", n, seed,
+                       time.monotonic() - start))
+            for name, (k, t) in sorted(PROFILE.items(),
+                                       key=lambda x: -x[1][1]):
+                f.write("%8.2f s in %6d calls: %s\n" % (t, k, name))
     if expected and (n_diff or not n_xdp):
         if not n_xdp:
             print("no packet ran in XDP: the comparison proves nothing")
