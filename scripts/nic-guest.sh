@@ -42,13 +42,36 @@ status() {     # status PORT KEY: the value of KEY in PORT's status
     ovs-vsctl get interface "$1" status:"$2" 2>/dev/null | tr -d '"'
 }
 
-# t RESULT-COMMAND TITLE: one check, titled "DRIVER MODE: TITLE".
+# t RESULT-COMMAND TITLE: one check, titled "DRIVER MODE: TITLE".  A
+# check that fails leaves an excerpt in RUN/excerpts (the end of its
+# output and of ovs-vswitchd's warnings), which check.sh prints with the
+# failures: enough to tell a cause from a CI run's output alone.
 t() {
-    local title="$DRV $MODE: $2"
-    if eval "$1" >> "$LOG" 2>&1; then
+    local title="$DRV $MODE: $2" out=$WORK/check-output
+    if eval "$1" > "$out" 2>&1; then
+        cat "$out" >> "$LOG"
         check ok "$title"
     else
+        cat "$out" >> "$LOG"
         check FAILED "$title"
+        {
+            echo "--- $title: the check's last lines"
+            tail -n 12 "$out"
+            echo "--- ovs-vswitchd's last warnings"
+            grep -E '\|(WARN|ERR|EMER)\|' "$SANDBOX/ovs-vswitchd.log" \
+                2>/dev/null | tail -n 8
+            echo "--- the port's status and statistics"
+            ovs-vsctl get interface "$NEAR" status statistics 2>&1 \
+                | cut -c 1-600
+            ovs-appctl coverage/show 2>/dev/null | grep -E 'afxdp' \
+                | head -n 12
+            echo "--- the sockets"
+            ovs-appctl afxdp/pool-show 2>&1 | grep -E '^  '
+            echo "--- the device's own counters, those not 0"
+            ethtool -S "$NEAR" 2>&1 | grep -v ': 0$' | head -n 16
+            echo "--- the kernel's last lines"
+            dmesg | tail -n 6
+        } >> "$RUN/excerpts" 2>&1
     fi
 }
 
@@ -82,10 +105,12 @@ tcp_send() {
     ip netns exec "$2" timeout 120 nc -l "$3" "$4" > "$f.in" &
     local r=$!
     wait_for 30 listening "$2" t "$4"
+    local start=$SECONDS
     ip netns exec "$1" timeout 120 nc -N "$3" "$4" < "$f"
     echo "sender: $?"
     wait $r
-    echo "receiver: $?, $(stat -c %s "$f.in") of $(stat -c %s "$f") bytes"
+    echo "receiver: $?, $(stat -c %s "$f.in") of $(stat -c %s "$f") bytes" \
+         "in $((SECONDS - start)) s"
     cmp "$f" "$f.in"
 }
 
