@@ -71,6 +71,8 @@ t() {
             ethtool -S "$NEAR" 2>&1 | grep -v ': 0$' | head -n 16
             echo "--- the kernel's last lines"
             dmesg | tail -n 6
+            echo "--- the device's queues, by QEMU"
+            vq_status
         } >> "$RUN/excerpts" 2>&1
     fi
 }
@@ -184,6 +186,26 @@ monitor() {
     rm -f "$RUN/monitor-reply"
     echo "$1" > "$RUN/monitor-request"
     wait_for 30 test -e "$RUN/monitor-reply"
+}
+
+# vq_status: the virtqueues of the NIC under test as QEMU sees them
+# (virtio only), one line each: the descriptors the driver made available
+# and those the device took and used.
+vq_status() {
+    local path q
+    [ "$DRV" = virtio_net ] || return 0
+    monitor "info virtio" || return 0
+    path=$(tr -d '\r' < "$RUN/monitor-reply" | grep '\[virtio-net\]' \
+           | head -n 1 | awk '{ print $1 }')
+    [ -n "$path" ] || return 0
+    for q in 0 1 2 3 4 5 6 7; do
+        monitor "info virtio-queue-status $path $q" || continue
+        tr -d '\r' < "$RUN/monitor-reply" | awk -v q=$q '
+            /^  (inuse|used_idx|last_avail_idx|shadow_avail_idx):/ {
+                s = s " " $1 $2
+            }
+            END { print (q % 2 ? "tx" : "rx") int(q / 2) ":" s }'
+    done
 }
 
 # A ping flood from the remote host to the veth port, in the background
