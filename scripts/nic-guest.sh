@@ -128,12 +128,10 @@ nic_setup() {      # nic_setup DRIVER NEAR-MAC FAR-MAC
     wait_for 30 test -n "$(dev_of "$2")" || return 1
     wait_for 30 test -n "$(dev_of "$3")" || return 1
     NEAR=$(dev_of "$2") FAR=$(dev_of "$3")
-    # The drivers spread over all channels by default, once more after
-    # each change of their number.  No "ethtool -X" here: with a table of
-    # the user's, virtio_net tells the device its queue count on each XDP
-    # attach by a command that turns QEMU's RSS off (every packet then
-    # stays on the tap queue it came in by).  UDP is hashed on its ports
-    # too (igb hashes it on its addresses by default).
+    # igb spreads over all channels by default, once more after each
+    # change of their number; virtio-net runs without the device's RSS
+    # (nic-check.sh), each tap queue feeding its own.  UDP is hashed on
+    # its ports too (igb hashes it on its addresses by default).
     ethtool -L "$NEAR" combined 4 2>/dev/null || true
     ethtool -L "$FAR" combined 4 2>/dev/null || true
     ethtool -N "$NEAR" rx-flow-hash udp4 sdfn 2>/dev/null || true
@@ -290,8 +288,13 @@ print(len(ports))
 ' > "$got" &
     local r=$!
     wait_for 30 listening "" u 9999
+    # The remote host knows the host's MAC beforehand: its ARP request
+    # might come in by a queue of the port (with rss=off, the one its tap
+    # queue feeds), and reach Open vSwitch, not the host.
+    ip -n remote neigh replace "$HOSTADDR" lladdr "$NEARMAC" dev "$FAR"
     udp_flows 21000 5 "$HOSTADDR" 9999
     wait $r
+    ip -n remote neigh del "$HOSTADDR" dev "$FAR"
     # What reached the port's queues, Open vSwitch floods to the veth
     # (the destination MAC is the NIC's, which it has not learned).
     local after=$(ip netns exec local cat $vloc_rx)
