@@ -2075,9 +2075,10 @@ ring_used(const struct afxdp_ring *r)
 }
 
 /* The rings of 'xsk' whose need-wakeup flag is set: the kernel waits for a
- * system call to look at them again.  (The ring counts above it, by
+ * system call to look at them again.  (The ring counts beside it, by
  * contrast, cannot tell what the device holds: the kernel publishes how
- * far it consumed a ring only when it next reads it.) */
+ * far it consumed a ring lazily, a fill ring's when it next delivers
+ * packets.) */
 static const char *
 xsk_wakeups(const struct afxdp_xsk *xsk)
 {

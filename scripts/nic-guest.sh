@@ -136,7 +136,20 @@ nic_setup() {      # nic_setup DRIVER NEAR-MAC FAR-MAC
     # its ports too (igb hashes it on its addresses by default).
     ethtool -L "$NEAR" combined 4 2>/dev/null || true
     ethtool -L "$FAR" combined 4 2>/dev/null || true
-    ethtool -N "$NEAR" rx-flow-hash udp4 sdfn 2>/dev/null || true
+    # Asked while igb still resets after "ethtool -L", the hash on UDP
+    # ports may not take (one full run had all 32 flows on one queue):
+    # asked again until the device says it hashes them, where it has
+    # hash settings at all.
+    local i
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        ethtool -N "$NEAR" rx-flow-hash udp4 sdfn 2>/dev/null
+        ethtool -n "$NEAR" rx-flow-hash udp4 >/dev/null 2>&1 || break
+        ethtool -n "$NEAR" rx-flow-hash udp4 | grep -q "L4 bytes 0 & 1" \
+            && break
+        sleep 1
+    done
+    echo "$DRV: UDP hashed on: $(ethtool -n "$NEAR" rx-flow-hash udp4 2>&1 \
+                                 | grep -v '^$' | tr '\n' ' ')"
     ip netns add remote
     ip link set "$FAR" netns remote
     ip -n remote addr add "$REMOTE/24" dev "$FAR"
