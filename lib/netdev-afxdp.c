@@ -1766,11 +1766,13 @@ netdev_afxdp_rxq_recv(struct netdev_rxq *rxq, struct dp_packet_batch *batch,
          * thread that stopped receiving would keep its caches' frames
          * from a thread that runs short. */
         if (OVS_UNLIKELY(++q->idle_polls >= AFXDP_RECLAIM_POLLS)) {
+            /* A sender holding the queue reclaims it itself; else the
+             * next round tries again. */
+            q->idle_polls = 0;
             afxdp_umem_poll_caches();
             if (!ovs_spin_trylock(&q->lock)) {
                 afxdp_xsk_reclaim(afxdp->xsks[qid]);
                 ovs_spin_unlock(&q->lock);
-                q->idle_polls = 0;
             }
         }
         return EAGAIN;

@@ -145,9 +145,8 @@ nic_setup() {      # nic_setup DRIVER NEAR-MAC FAR-MAC
         case $(ethtool -N "$NEAR" rx-flow-hash udp4 sdfn 2>&1) in
         *"not supported"*) break ;;      # No RSS (the quick run's virtio)
         esac
-        ethtool -n "$NEAR" rx-flow-hash udp4 >/dev/null 2>&1 || break
-        ethtool -n "$NEAR" rx-flow-hash udp4 | grep -q "L4 bytes 0 & 1" \
-            && break
+        ethtool -n "$NEAR" rx-flow-hash udp4 2>/dev/null \
+            | grep -q "L4 bytes 0 & 1" && break
         sleep 1
     done
     echo "$DRV: UDP hashed on: $(ethtool -n "$NEAR" rx-flow-hash udp4 2>&1 \
