@@ -24,7 +24,7 @@ TESTSUITEFLAGS ?=
 
 .PHONY: all deps assemble build build-sanitize demo check check-unit \
         check-afxdp check-afxdp-offload check-offload-diff fuzz-offload \
-        check-sanitize check-kernel check-nic deb \
+        check-sanitize check-kernel check-nic check-ovn deb \
         check-deb series \
         series-verify bench bench-tcp bench-rxhash bench-shared-txq \
         bench-offload-miss bench-offload-stall bench-pool \
@@ -79,6 +79,12 @@ bench-offload-stall: build
 fuzz-offload: build
 	@AFXDP_DIFF_CASES=$(CASES) AFXDP_DIFF_SEED=$(SEED) \
 	    bash scripts/check.sh $(OVS) offload-diff
+
+# OVN's system tests (Debian's OVN 26.03.1, built in build/ovn against the
+# series' tree) over afxdp ports with offload off and on, and over plain
+# veth ports for comparison; make check runs a part of it.
+check-ovn: build
+	@bash scripts/check.sh $(OVS) ovn
 
 # The demo under Debian bookworm's kernel (6.1) in a QEMU guest.
 check-kernel: build

@@ -58,6 +58,7 @@
 
 #include "afxdp-flow.h"
 #include "cmap.h"
+#include "coverage.h"
 #include "dpif.h"
 #include "dpif-offload.h"
 #include "dpif-offload-provider.h"
@@ -78,6 +79,12 @@
 #include "uuid.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_offload_xdp);
+
+/* A put from a PMD thread whose copy of the flow was another one before:
+ * dpif-netdev deleted a flow and made it again before the deletion came. */
+COVERAGE_DEFINE(xdp_offload_ref_replaced);
+/* A deletion of a copy that a later put had already replaced. */
+COVERAGE_DEFINE(xdp_offload_del_unmatched);
 
 /* How many refusals dpif/offload/show remembers. */
 #define XDP_OFFLOAD_N_REFUSALS 16
@@ -542,6 +549,9 @@ xdp_offload_flow_ref(struct xdp_offload_flow *flow, unsigned int pmd_id,
         if (flow->refs[i].pmd_id == pmd_id) {
             void *old = flow->refs[i].flow_reference;
 
+            if (old != ref) {
+                COVERAGE_INC(xdp_offload_ref_replaced);
+            }
             flow->refs[i].flow_reference = ref;
             return old;
         }
@@ -667,6 +677,9 @@ xdp_offload_do_del(struct xdp_offload *x, const struct xdp_offload_op *op)
         if (!error && !flow->n_refs) {
             xdp_offload_flow_free(x, flow, false);
         }
+    }
+    if (error) {
+        COVERAGE_INC(xdp_offload_del_unmatched);
     }
     ovs_mutex_unlock(&x->mutex);
     return error;

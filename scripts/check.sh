@@ -72,17 +72,18 @@ system_tests() {
     [ $mounted = yes ] && umount /sys/fs/bpf
 }
 
-# recheck TREE LOG: runs the tests that failed in LOG once more, as
+# recheck TREE LOG [MAKE_ARGS]: runs the tests that failed in LOG once more, as
 # upstream's RECHECK=yes does for its system suites (RECHECK=no turns it
 # off).  One that passes then is counted as passed, but stays in $DIGEST,
 # marked, with the output of its first run: a flaky test is reported, not
 # hidden.
 recheck() {
     local tree=$1 log=$2 again=${2%.log}-recheck.log name n
+    shift 2
     [ "${RECHECK:-yes}" = yes ] && grep -qE "$FAIL_RE" "$log" || return 0
     name=$(basename "$log" .log)
     echo "== $name: the failed tests once more"
-    make -s -C "$tree" check-afxdp TESTSUITEFLAGS=--recheck 2>&1 \
+    make -s -C "$tree" "${@:-check-afxdp}" TESTSUITEFLAGS=--recheck 2>&1 \
         | tee "$again"
     grep -E "$PASS_RE" "$again" > "$again.passed"
     n=$(wc -l < "$again.passed")
@@ -208,6 +209,59 @@ run_nic() {
     fi
 }
 
+# OVN's system tests on the userspace datapath (build/ovn, made by
+# scripts/build-ovn.sh): ovn_tests NAME SUITE [FLAGS] runs OVN's suite
+# SUITE (system-afxdp: every veth of a test an afxdp port, ovn/tests;
+# system-userspace: OVN's own, over the same veths as plain ports).
+ovn_tests() {
+    local name=$1 suite=$2 flags=${3:-} log=$LOGDIR/$1.log
+    local dir=$TOP/build/ovn
+    local args=(check-system-userspace
+                SYSTEM_USERSPACE_TESTSUITE=tests/$suite-testsuite)
+    make -s -C "$dir" "${args[@]}" \
+        TESTSUITEFLAGS="$flags ${TESTSUITEFLAGS:-}" 2>&1 | tee "$log"
+    tally "$log"
+    failure_digest "$dir/tests/$suite-testsuite.dir" "$log"
+    recheck "$dir" "$log" "${args[@]}"
+}
+
+# make check-ovn: OVN's system suite over afxdp ports with offload off and
+# on, and over plain veth ports on the same build, the baseline that says
+# which failures are OVN's or the machine's.  "make check" runs the part
+# in OVN_CI_TESTS with offload off and on.
+OVN_CI_TESTS="-k ovn_monitor_all=yes -k '$(echo \
+    "2 LRs connected via LS, gateway router, SNAT and DNAT --" \
+    )'"
+run_ovn() {
+    local quick=${1:-} flags=""
+    echo "== ovn: OVN's system tests over afxdp ports${quick:+ ($quick)}"
+    bash "$TOP/scripts/build-ovn.sh" "$OVS" || { failed=$((failed + 1)); return; }
+    [ -n "$quick" ] && flags=$OVN_CI_TESTS
+    ovn_tests ovn-afxdp system-afxdp "$flags"
+    export AFXDP_HW_OFFLOAD=true
+    ovn_tests ovn-afxdp-offload system-afxdp "$flags"
+    unset AFXDP_HW_OFFLOAD
+    [ -z "$quick" ] && ovn_tests ovn-veth system-userspace
+    ovn_skip_reasons "$LOGDIR/ovn-afxdp.log"
+}
+
+# The skipped OVN tests and why: the list's reason, or the line of the
+# test that skipped it.
+ovn_skip_reasons() {
+    local list=$TOP/ovn/tests/system-afxdp-skip.txt title file line reason
+    grep -E '^ *[0-9]+: .* skipped \(' "$1" \
+        | sed -E 's/^ *[0-9]+: (.*[^ ]) +skipped \(([^:]+):([0-9]+)\)$/\1|\2|\3/' \
+        | while IFS='|' read -r title file line; do
+        reason=$(awk -v t="${title%% -- parallelization=*}" '
+            { i = index($0, " | ") }
+            i && substr($0, 1, i - 1) == t { print substr($0, i + 3); exit }
+            ' "$list")
+        [ -n "$reason" ] || reason="$file:$line: $(sed -n "${line}p" \
+            "$TOP/build/ovn/tests/$file" | sed -E 's/^[[:space:]]+//')"
+        echo "skipped: $title -- $reason"
+    done
+}
+
 # The Debian packages: built (make deb), then installed, run through the
 # packaged ovs-ctl and removed (make check-deb).  A package build that
 # fails is one failure.
@@ -269,6 +323,8 @@ sanitize) run_sanitize ;;
 kernel) run_kernel ;;
 nic) run_nic ;;
 nic-quick) run_nic quick ;;
+ovn) run_ovn ;;
+ovn-quick) run_ovn quick ;;
 deb) run_deb ;;
 *) echo "check.sh: unknown suite $what" >&2; exit 2 ;;
 esac

@@ -55,29 +55,8 @@ if [ -n "${OVS_TARBALL:-}" ]; then
     echo "fetch-ovs: using $OVS_TARBALL"
 fi
 
-# Derive a source-only (deb-src) entry for the suites that carry 4.0.0 from
-# the mirror the machine already uses.  No binary lines of another suite are
-# ever added, so the installed system is not affected.
-add_deb_src() {
-    list=/etc/apt/sources.list.d/ovs-afxdp-src.sources
-    [ -f "$list" ] && return 0
-    uri=$(grep -rhoE '^(URIs:|deb)[[:space:]]+[a-z]+://[^[:space:]]+/debian/?([[:space:]]|$)' \
-              /etc/apt/sources.list /etc/apt/sources.list.d/ 2>/dev/null \
-          | awk '{print $2}' | grep -v security | head -n 1)
-    if [ -z "$uri" ]; then
-        echo "fetch-ovs: no Debian mirror found in the apt configuration" >&2
-        return 1
-    fi
-    keyring=/usr/share/keyrings/debian-archive-keyring.gpg
-    {
-        echo "Types: deb-src"
-        echo "URIs: $uri"
-        echo "Suites: trixie sid"
-        echo "Components: main"
-        [ -f "$keyring" ] && echo "Signed-By: $keyring"
-    } > "$list"
-    apt-get update -q >/dev/null 2>&1 || true
-}
+PREFIX=fetch-ovs
+. "$top/scripts/deb-src.sh"
 
 from_apt() {
     command -v apt-get >/dev/null 2>&1 || return 1

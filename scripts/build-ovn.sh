@@ -1,0 +1,50 @@
+#!/bin/bash
+# Build OVN 26.03.1 (Debian's source package) against the series' Open
+# vSwitch tree, for make check-ovn: build/ovn, OVN's own tree with the
+# patches of ovn/patches applied and the files of ovn/tests added.
+#
+# Usage: build-ovn.sh OVS_TREE
+#
+# The tree is made again from the tarballs when the patches change;
+# otherwise OVN's make runs again (incremental), and the test files are
+# refreshed.  The tests run the Open vSwitch programs of OVS_TREE itself.
+set -euo pipefail
+
+OVS=$(cd "${1:?usage: build-ovn.sh OVS_TREE}" && pwd)
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+DIR=$TOP/build/ovn
+DL=$TOP/build/dl
+
+sh "$TOP/scripts/need-pkgs.sh" build-ovn libcap-ng-dev libssl-dev \
+    libunbound-dev python3-scapy python3-sortedcontainers tcpdump
+sh "$TOP/scripts/fetch-ovn.sh" "$DL"
+
+stamp=$( (echo "$OVS"; cat "$TOP"/ovn/patches/*.patch) | sha256sum | cut -c1-16)
+if [ "$(cat "$DIR/.afxdp-stamp" 2>/dev/null)" != "$stamp" ]; then
+    echo "build-ovn: unpacking OVN into $DIR"
+    rm -rf "$DIR"
+    mkdir -p "$DIR"
+    tar -xJf "$DL/ovn_26.03.1.orig.tar.xz" -C "$DIR" --strip-components=1
+    tar -xJf "$DL/ovn_26.03.1-1.debian.tar.xz" -C "$DIR"
+    for p in "$TOP"/ovn/patches/*.patch; do
+        patch -d "$DIR" -p1 -s < "$p"
+    done
+    (cd "$DIR" && ./boot.sh >/dev/null 2>&1 \
+        && ./configure -q --with-ovs-source="$OVS" >/dev/null)
+    echo "$stamp" > "$DIR/.afxdp-stamp"
+fi
+
+# The series' test files, and the skip script of its Open vSwitch tests,
+# which reads the list beside it.
+for f in "$TOP"/ovn/tests/* "$TOP/tests/system-afxdp-skip.sh"; do
+    if ! cmp -s "$f" "$DIR/tests/$(basename "$f")"; then
+        cp "$f" "$DIR/tests/"
+        rm -f "$DIR/tests/system-afxdp-testsuite"
+    fi
+done
+make -s -C "$DIR" -j"$(nproc)" >/dev/null
+# OVN's rule for its system-userspace suite makes ours too, from its .at.
+make -s -C "$DIR" tests/atlocal tests/system-userspace-testsuite >/dev/null
+make -s -C "$DIR" tests/system-afxdp-testsuite \
+    SYSTEM_USERSPACE_TESTSUITE=tests/system-afxdp-testsuite >/dev/null
+echo "build-ovn: OVN built in $DIR against $OVS"
