@@ -691,8 +691,52 @@ def port_counters(since=None):
     return counters
 
 
-def differences(got, want):
+def key_lost(frame):
+    """Whether Open vSwitch cannot read back the datapath flow key of
+    'frame': a VLAN tag or an MPLS label cut short leaves a key ("vlan(...
+    cfi=0),encap()", "mpls()") that odp-util refuses to parse, so that a
+    revalidator cannot translate the flow again, and the statistics that
+    it still held when it was deleted are lost.  Which of them are lost
+    depends on when the revalidators ran, with offload or without (seed
+    1314 counted one such frame in one run without offload, and not in
+    the next)."""
+    ofs = 12
+    while len(frame) >= ofs + 2 and frame[ofs:ofs + 2] in (b"\x81\x00",
+                                                           b"\x88\xa8"):
+        if len(frame) < ofs + 6:
+            return True
+        ofs += 4
+    return (frame[ofs:ofs + 2] in (b"\x88\x47", b"\x88\x48")
+            and len(frame) < ofs + 6)
+
+
+def lost_sizes(case):
+    """The sizes of the frames of 'case' whose statistics Open vSwitch may
+    lose (key_lost()), once per time that each was sent."""
+    return [len(bytes.fromhex(f)) for phase in case["phases"]
+            for _, f, _ in phase["frames"] * 3
+            if key_lost(bytes.fromhex(f))]
+
+
+def explained(got, want, sizes):
+    """Whether a rule's counts 'got' and 'want' ([packets, bytes]) differ
+    by some of the frames of 'sizes' only, in either direction."""
+    if not got or not want:
+        return False
+    n, nbytes = got[0] - want[0], got[1] - want[1]
+    if n < 0:
+        n, nbytes = -n, -nbytes
+    reach = {(0, 0)}
+    for size in sizes:
+        reach |= {(k + 1, b + size) for k, b in reach if k < n}
+    return (n, nbytes) in reach
+
+
+def differences(got, want, lost=()):
+    """The differences between the results 'got' and 'want', and those of
+    them that the frames of sizes 'lost' explain (lost_sizes())."""
     diffs = []
+    tolerated = []
     if got["left"]:
         diffs.append("before the case, with every datapath flow deleted, "
                      "the XDP table still held %d flows (kernel: %d), and "
@@ -718,9 +762,13 @@ def differences(got, want):
             continue
         g, w = got["rules"].get(key), want["rules"].get(key)
         if g != w:
-            diffs.append("rule %s: counts %s, %s without offload"
-                         % (key, g, w))
-    return diffs
+            diff = ("rule %s: counts %s, %s without offload"
+                    % (key, g, w))
+            if explained(g, w, lost):
+                tolerated.append(diff)
+            else:
+                diffs.append(diff)
+    return diffs, tolerated
 
 
 def reproducer(case):
@@ -758,7 +806,7 @@ def main():
                 expected[record["seed"]] = record
     appctl = Unixctl()
     socks = [open_port(i) for i in range(N_PORTS)]
-    n_diff = n_xdp = n_frames = 0
+    n_diff = n_xdp = n_frames = n_tolerated = 0
     start = time.monotonic()
     with open(out_name, "w") as out:
         for seed_i in range(seed, seed + n):
@@ -768,7 +816,13 @@ def main():
             n_xdp += result["xdp"]
             n_frames += sum(len(p["frames"]) for p in case["phases"])
             if seed_i in expected:
-                diffs = differences(result, expected[seed_i])
+                diffs, tolerated = differences(result, expected[seed_i],
+                                               lost_sizes(case))
+                for diff in tolerated:
+                    n_tolerated += 1
+                    print("case %d: %s, by frames whose flow key Open "
+                          "vSwitch cannot read back (not counted as a "
+                          "difference)" % (seed_i, diff))
                 if diffs:
                     n_diff += 1
                     print("case %d differs with offload:\n%s\n"
@@ -780,6 +834,9 @@ def main():
     print("%d cases from seed %d, %d frames sent, %d run in XDP, %d differ,"
           " %.0f s" % (n, seed, n_frames, n_xdp, n_diff,
                        time.monotonic() - start))
+    if n_tolerated:
+        print("%d rule counts differed by frames whose flow key Open vSwitch"
+              " cannot read back" % n_tolerated)
     if PROFILE is not None:
         with open(PROFILE_FILE, "a") as f:
             f.write("offload %s, %d cases from seed %d, %.1f s:\n"
