@@ -16,7 +16,7 @@ DIR=$TOP/build/ovn
 DL=$TOP/build/dl
 
 sh "$TOP/scripts/need-pkgs.sh" build-ovn libcap-ng-dev libssl-dev \
-    libunbound-dev python3-scapy python3-sortedcontainers tcpdump
+    libunbound-dev python3-scapy python3-sortedcontainers tcpdump ncat
 sh "$TOP/scripts/fetch-ovn.sh" "$DL"
 
 stamp=$( (echo "$OVS"; cat "$TOP"/ovn/patches/*.patch) | sha256sum | cut -c1-16)
@@ -43,6 +43,9 @@ for f in "$TOP"/ovn/tests/* "$TOP/tests/system-afxdp-skip.sh"; do
     fi
 done
 make -s -C "$DIR" -j"$(nproc)" >/dev/null
+# OVN's tests take "nc" to be nmap's ncat (-c, -d): theirs comes first on
+# their PATH, whichever netcat the machine calls nc.
+ln -sf "$(command -v ncat)" "$DIR/tests/nc"
 # OVN's rule for its system-userspace suite makes ours too, from its .at.
 make -s -C "$DIR" tests/atlocal tests/system-userspace-testsuite >/dev/null
 make -s -C "$DIR" tests/system-afxdp-testsuite \
