@@ -285,6 +285,23 @@ afxdp_csum_tx_finish(struct dp_packet *packet)
     return true;
 }
 
+/* Writes into the checksum field of the TCP (if 'tcp') or UDP header at
+ * 'l4' the folded sum of the pseudo-header of the IPv4 or IPv6 header at
+ * 'l3', as a device that finishes the checksum expects it there. */
+static void
+put_pseudo_sum(const void *l3, char *l4, bool tcp)
+{
+    const struct ip_header *ip = l3;
+    uint32_t sum = (IP_VER(ip->ip_ihl_ver) == 4
+                    ? packet_csum_pseudoheader(ip)
+                    : packet_csum_pseudoheader6(l3));
+    ovs_be16 *field = (tcp
+                       ? &ALIGNED_CAST(struct tcp_header *, l4)->tcp_csum
+                       : &ALIGNED_CAST(struct udp_header *, l4)->udp_csum);
+
+    *field = ~csum_finish(sum);
+}
+
 /* Prepares the checksums of 'packet' for a socket that finishes one L4
  * checksum per packet through TX metadata: if 'packet' has exactly one
  * partial checksum, a TCP or UDP one (outer or inner), fills in '*meta' to
@@ -323,6 +340,13 @@ afxdp_csum_tx_prepare(struct dp_packet *packet, struct afxdp_tx_meta *meta)
         return AFXDP_CSUM_TX_SOFTWARE;
     }
 
+    /* The kernel, like a NIC, adds to the field what it sums from
+     * 'csum_start' on: the field must hold the pseudo-header's sum.  It
+     * does in a packet that a local sender left partial, but not in one
+     * that Open vSwitch marked partial itself (an encapsulation's outer
+     * UDP checksum) or whose pseudo-header it changed (a NAT). */
+    put_pseudo_sum(outer ? dp_packet_l3(packet) : dp_packet_inner_l3(packet),
+                   CONST_CAST(char *, l4), tcp);
     meta->flags = AFXDP_TX_META_CSUM;
     meta->csum_start = l4 - (const char *) dp_packet_data(packet);
     meta->csum_offset = (tcp ? offsetof(struct tcp_header, tcp_csum)
