@@ -269,24 +269,8 @@ run_ovn() {
         echo "(ovn-veth, OVN's suite over plain veth ports: the baseline," \
              "not counted in the summary)"
     fi
-    ovn_skip_reasons "$LOGDIR/ovn-afxdp.log"
-}
-
-# The skipped OVN tests and why: the list's reason, or the line of the
-# test that skipped it.
-ovn_skip_reasons() {
-    local list=$TOP/ovn/tests/system-afxdp-skip.txt title file line reason
-    grep -E '^ *[0-9]+: .* skipped \(' "$1" \
-        | sed -E 's/^ *[0-9]+: (.*[^ ]) +skipped \(([^:]+):([0-9]+)\)$/\1|\2|\3/' \
-        | while IFS='|' read -r title file line; do
-        reason=$(awk -v t="${title%% -- parallelization=*}" '
-            { i = index($0, " | ") }
-            i && substr($0, 1, i - 1) == t { print substr($0, i + 3); exit }
-            ' "$list")
-        [ -n "$reason" ] || reason="$file:$line: $(sed -n "${line}p" \
-            "$TOP/build/ovn/tests/$file" | sed -E 's/^[[:space:]]+//')"
-        echo "skipped: $title -- $reason"
-    done
+    skip_reasons "$LOGDIR/ovn-afxdp.log" "$TOP/ovn/tests/system-afxdp-skip.txt" \
+        "$TOP/build/ovn/tests"
 }
 
 # The Debian packages: built (make deb), then installed, run through the
@@ -317,23 +301,32 @@ tally_checks() {
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + k))
 }
 
-# One line per skipped test: its title and why.  For a test listed in
-# tests/system-afxdp-skip.txt, the reason given there; for the others, the
-# check that skipped it, as written at the line autotest reports.
+# skip_reasons LOG [LIST DIR]: one line per test that LOG reports skipped:
+# its title and why.  For a test listed in LIST (by default
+# tests/system-afxdp-skip.txt; OVN's titles without the variant that
+# OVN_FOR_EACH_NORTHD appends), the reason given there; for the others,
+# the check that skipped it, as written at the line autotest reports, in
+# the .at files of DIR (by default the Open vSwitch tree's tests).
 skip_reasons() {
-    local log=$1 list=$TOP/tests/system-afxdp-skip.txt
-    local title file line reason
+    local log=$1 list=${2:-$TOP/tests/system-afxdp-skip.txt}
+    local dir=${3:-$OVS/tests} title file line reason
 
     grep -E '^ *[0-9]+: .* skipped \(' "$log" \
         | sed -E 's/^ *[0-9]+: (.*[^ ]) +skipped \(([^:]+):([0-9]+)\)$/\1|\2|\3/' \
         | while IFS='|' read -r title file line; do
-        reason=$(awk -v t="$title" '
+        reason=$(awk -v t="${title%% -- parallelization=*}" '
             { i = index($0, " | ") }
             i && substr($0, 1, i - 1) == t { print substr($0, i + 3); exit }
             ' "$list")
         if [ -z "$reason" ]; then
-            reason="$file:$line: $(sed -n "${line}p" "$OVS/tests/$file" \
-                                   | sed -E 's/^[[:space:]]+//')"
+            # The line autotest names, or, where it names the macro around
+            # the test (OVN_FOR_EACH_NORTHD), the test's skip checks.
+            reason=$(awk -v n="$line" '
+                NR == n && !/FOR_EACH/ { print; exit }
+                NR >= n && /AT_SKIP_IF/ { s = s (s ? "; " : "") $0 }
+                NR > n && /AT_CLEANUP/ { print s; exit }
+                ' "$dir/$file" | sed -E 's/^[[:space:]]+//; s/;[[:space:]]+/; /g')
+            reason="$file:$line: $reason"
         fi
         echo "skipped: $title -- $reason"
     done

@@ -3,7 +3,8 @@
 # project builds (Open vSwitch 4.0.0, OVN 26.03), derived from the mirror
 # that the machine's apt already uses, then runs apt-get update.  No binary
 # lines of another suite are ever added, so the installed system is not
-# affected.  PREFIX names the caller in messages.
+# affected.  PREFIX names the caller in messages.  Then from_apt and
+# from_cache, below, fetch a source package's tarballs.
 add_deb_src() {
     list=/etc/apt/sources.list.d/ovs-afxdp-src.sources
     [ -f "$list" ] && return 0
@@ -23,4 +24,42 @@ add_deb_src() {
         [ -f "$keyring" ] && echo "Signed-By: $keyring"
     } > "$list"
     apt-get update -q >/dev/null 2>&1 || true
+}
+
+# What both fetch scripts do once their caller has defined dest (the
+# directory), top (the repository), ORIG and DEBTAR (the tarballs) and
+# verify FILE and have FILE (FILE's checksum is right; $dest holds a
+# good FILE).
+
+# from_apt PACKAGE VERSION: downloads the source package with apt-get
+# source and keeps its tarballs once both verify (ORIG only if $dest
+# lacks a good one).
+from_apt() {
+    command -v apt-get >/dev/null 2>&1 || return 1
+    add_deb_src || return 1
+    work=$(mktemp -d)
+    if (cd "$work" && apt-get source -q --download-only "$1=$2") \
+            >"$work/log" 2>&1 \
+       && verify "$work/$ORIG" && verify "$work/$DEBTAR"; then
+        have "$ORIG" || mv "$work/$ORIG" "$dest/$ORIG"
+        mv "$work/$DEBTAR" "$dest/$DEBTAR"
+        rm -rf "$work"
+        echo "$PREFIX: fetched $1 $2 with apt-get source"
+        return 0
+    fi
+    sed "s/^/$PREFIX: apt: /" "$work/log" | tail -n 3 >&2
+    rm -rf "$work"
+    return 1
+}
+
+# from_cache VERSION: the tarballs from ../shared/cache beside the
+# repository, the last resort.
+from_cache() {
+    for f in $ORIG $DEBTAR; do
+        have "$f" && continue
+        cache=$top/../shared/cache/$f
+        [ -f "$cache" ] && verify "$cache" || return 1
+        cp "$cache" "$dest/$f"
+    done
+    echo "$PREFIX: the mirror lacks $1; used ../shared/cache"
 }

@@ -38,34 +38,7 @@ have "$ORIG" && have "$DEBTAR" && exit 0
 PREFIX=fetch-ovn
 . "$top/scripts/deb-src.sh"
 
-from_apt() {
-    command -v apt-get >/dev/null 2>&1 || return 1
-    add_deb_src || return 1
-    work=$(mktemp -d)
-    if (cd "$work" && apt-get source -q --download-only "ovn=$DEB_VERSION") \
-            >"$work/log" 2>&1 \
-       && verify "$work/$ORIG" && verify "$work/$DEBTAR"; then
-        mv "$work/$ORIG" "$work/$DEBTAR" "$dest/"
-        rm -rf "$work"
-        echo "fetch-ovn: fetched ovn $DEB_VERSION with apt-get source"
-        return 0
-    fi
-    sed 's/^/fetch-ovn: apt: /' "$work/log" | tail -n 3 >&2
-    rm -rf "$work"
-    return 1
-}
-
-from_cache() {
-    for f in $ORIG $DEBTAR; do
-        have "$f" && continue
-        cache=$top/../shared/cache/$f
-        [ -f "$cache" ] && verify "$cache" || return 1
-        cp "$cache" "$dest/$f"
-    done
-    echo "fetch-ovn: the mirror lacks $DEB_VERSION; used ../shared/cache"
-}
-
-from_apt || from_cache || {
+from_apt ovn "$DEB_VERSION" || from_cache "$DEB_VERSION" || {
     echo "fetch-ovn: could not obtain OVN $DEB_VERSION" >&2
     exit 1
 }

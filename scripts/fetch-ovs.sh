@@ -58,35 +58,7 @@ fi
 PREFIX=fetch-ovs
 . "$top/scripts/deb-src.sh"
 
-from_apt() {
-    command -v apt-get >/dev/null 2>&1 || return 1
-    add_deb_src || return 1
-    work=$(mktemp -d)
-    if (cd "$work" && apt-get source -q --download-only \
-            "openvswitch=$DEB_VERSION") >"$work/log" 2>&1 \
-       && verify "$work/$ORIG" && verify "$work/$DEBTAR"; then
-        have "$ORIG" || mv "$work/$ORIG" "$dest/$ORIG"
-        mv "$work/$DEBTAR" "$dest/$DEBTAR"
-        rm -rf "$work"
-        echo "fetch-ovs: fetched openvswitch $DEB_VERSION with apt-get source"
-        return 0
-    fi
-    sed 's/^/fetch-ovs: apt: /' "$work/log" | tail -n 3 >&2
-    rm -rf "$work"
-    return 1
-}
-
-from_cache() {
-    for f in $ORIG $DEBTAR; do
-        have "$f" && continue
-        cache=$top/../shared/cache/$f
-        [ -f "$cache" ] && verify "$cache" || return 1
-        cp "$cache" "$dest/$f"
-    done
-    echo "fetch-ovs: the mirror lacks $DEB_VERSION; used ../shared/cache"
-}
-
-from_apt || from_cache || {
+from_apt openvswitch "$DEB_VERSION" || from_cache "$DEB_VERSION" || {
     echo "fetch-ovs: could not obtain Open vSwitch $OVS_VERSION" \
          "(set OVS_TARBALL=/path/to/$ORIG)" >&2
     exit 1
