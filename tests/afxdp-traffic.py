@@ -45,6 +45,10 @@
       kernel marks as having a checksum still to finish (CHECKSUM_PARTIAL)
       is printed with that checksum finished, tagged " offload".
 
+  afxdp-traffic.py verify
+      Reads frames in hex, one a line, as "capture" prints them, and prints
+      for each whether its TCP or UDP checksum is right ("ok") or not
+      ("bad"), and its protocols.
 Prints the number of frames the kernel accepted, and for "malformed" one
 line per frame with its name.  Uses only the standard library.
 """
@@ -306,7 +310,34 @@ def capture(iface, src, count, seconds, as_digest=False):
         got += 1
 
 
+def verify(line):
+    """Whether the TCP or UDP checksum of the IPv4 or IPv6 frame in 'line'
+    (hex, as "capture" prints it) is right: "ok" or "bad", and the frame's
+    L3 and L4 protocols.  A UDP checksum of 0 (none) is right."""
+    frame = bytes.fromhex(line.split()[0])
+    ethertype = struct.unpack("!H", frame[12:14])[0]
+    if ethertype == 0x0800:
+        ihl = (frame[14] & 0xf) * 4
+        total, proto = struct.unpack("!H", frame[16:18])[0], frame[23]
+        l4 = frame[14 + ihl:14 + total]
+        pseudo = frame[26:34] + struct.pack("!BBH", 0, proto, len(l4))
+        name = "ipv4"
+    else:
+        proto = frame[20]
+        l4 = frame[54:54 + struct.unpack("!H", frame[18:20])[0]]
+        pseudo = frame[22:54] + struct.pack("!IxxxB", len(l4), proto)
+        name = "ipv6"
+    name += " tcp" if proto == TCP else " udp"
+    if proto == UDP and l4[6:8] == b"\0\0":
+        return "ok " + name
+    return ("ok " if csum(pseudo + l4) == 0 else "bad ") + name
+
+
 def main():
+    if sys.argv[1] == "verify":
+        for line in sys.stdin:
+            print(verify(line))
+        return
     iface, dst, mode = sys.argv[1], mac(sys.argv[2]), sys.argv[3]
     if mode == "capture":
         capture(iface, dst, int(sys.argv[4]), float(sys.argv[5]),
