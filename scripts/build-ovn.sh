@@ -15,8 +15,12 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$TOP/build/ovn
 DL=$TOP/build/dl
 
+# OVN's build dependencies, and the tools its tests skip without: ncat,
+# scapy, tcpdump, dhcpd and dhclient, arping, nfcapd and nfdump, lftp,
+# xxd, nft.
 sh "$TOP/scripts/need-pkgs.sh" build-ovn libcap-ng-dev libssl-dev \
-    libunbound-dev python3-scapy python3-sortedcontainers tcpdump ncat
+    libunbound-dev python3-scapy python3-sortedcontainers tcpdump ncat \
+    isc-dhcp-server isc-dhcp-client arping nfdump lftp xxd nftables
 sh "$TOP/scripts/fetch-ovn.sh" "$DL"
 
 stamp=$( (echo "$OVS"; cat "$TOP"/ovn/patches/*.patch) | sha256sum | cut -c1-16)
