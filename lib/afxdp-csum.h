@@ -56,7 +56,10 @@
  * hands the driver a CHECKSUM_PARTIAL socket buffer, in zero-copy mode the
  * driver asks the NIC, if it can (the device's "xsk-features").
  * afxdp_csum_tx_prepare() fills that metadata in for a packet whose
- * checksum is partial; afxdp_csum_tx_finish() finishes checksums in
+ * checksum is partial, and puts in the checksum field the pseudo-header's
+ * sum that the kernel or the NIC starts from (Open vSwitch leaves the
+ * field as it was when it marks a checksum partial itself, or changes the
+ * addresses under one); afxdp_csum_tx_finish() finishes checksums in
  * software for the paths that cannot ask (XDP transmit).
  *
  * Thread-safety: the functions touch only the packets given to them.
