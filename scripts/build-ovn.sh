@@ -16,12 +16,12 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 DIR=$TOP/build/ovn
 DL=$TOP/build/dl
 
-# OVN's build dependencies, and the tools its tests skip without: ncat,
-# scapy, tcpdump, dhcpd and dhclient, arping, nfcapd and nfdump, lftp,
-# xxd, nft.
+# OVN's build dependencies, and the tools its tests skip or fail without:
+# ncat, scapy, tcpdump, dhcpd and dhclient, iputils' arping (the one they
+# call the way they do), nfcapd and nfdump, lftp, xxd, nft.
 sh "$TOP/scripts/need-pkgs.sh" build-ovn libcap-ng-dev libssl-dev \
     libunbound-dev python3-scapy python3-sortedcontainers tcpdump ncat \
-    isc-dhcp-server isc-dhcp-client arping nfdump lftp xxd nftables
+    isc-dhcp-server isc-dhcp-client iputils-arping nfdump lftp xxd nftables
 # Exit status 77: the source is nowhere to be had (sid moves on); the
 # caller reports the suite skipped, not failed.
 sh "$TOP/scripts/fetch-ovn.sh" "$DL" || exit 77

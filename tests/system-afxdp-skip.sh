@@ -9,7 +9,8 @@
 # A line of the list is "TITLE | REASON".  A reason of the form
 # "needs kernel device TYPE" holds only where the kernel cannot create a
 # TYPE device, "needs tc filter KIND" only where tc cannot add a KIND
-# filter with a police action: the test runs on kernels that can.  A
+# filter with a police action, "needs kernel module NAME" only where NAME
+# is neither loaded nor loadable: the test runs on kernels that can.  A
 # reason "tx off: WHY" does not skip the test: with --tx-off, the script
 # exits 0 for it, and the test's namespace veths get their transmit
 # checksum offload switched off.
@@ -85,6 +86,11 @@ case $reason in
 "needs tc filter "*)
     kind=${reason#needs tc filter }
     kernel_has_tc_filter "${kind%% *}" && exit 1
+    ;;
+"needs kernel module "*)
+    module=${reason#needs kernel module }
+    module=${module%% *}
+    { [ -d "/sys/module/$module" ] || modprobe -q "$module"; } && exit 1
     ;;
 esac
 echo "afxdp-skip: $title: $reason"
