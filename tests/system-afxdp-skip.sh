@@ -57,6 +57,7 @@ kernel_has_device() {
         ;;
     geneve) args="type geneve id 1 remote 10.255.0.2" ;;
     vxlan) args="type vxlan id 1 dstport 4789" ;;
+    vrf) args="type vrf table 10" ;;
     *) args="type $1" ;;
     esac
     ip -n "$ns" link add probe0 $args >/dev/null 2>&1
