@@ -26,10 +26,23 @@ add_deb_src() {
     apt-get update -q >/dev/null 2>&1 || true
 }
 
-# What both fetch scripts do once their caller has defined dest (the
-# directory), top (the repository), ORIG and DEBTAR (the tarballs) and
-# verify FILE and have FILE (FILE's checksum is right; $dest holds a
-# good FILE).
+# What both fetch scripts do, once they have set dest (the directory),
+# top (the repository), ORIG and DEBTAR (the tarballs) and SHA256 and
+# DEB_SHA256 (their checksums).
+
+# verify FILE: FILE's checksum is right.
+verify() {
+    case $1 in
+    *.debian.tar.xz) sum=$DEB_SHA256 ;;
+    *) sum=$SHA256 ;;
+    esac
+    echo "$sum  $1" | sha256sum -c --status -
+}
+
+# have FILE: $dest holds a good FILE.
+have() {
+    [ -f "$dest/$1" ] && verify "$dest/$1"
+}
 
 # from_apt PACKAGE VERSION: downloads the source package with apt-get
 # source and keeps its tarballs once both verify (ORIG only if $dest

@@ -21,22 +21,10 @@ dest=${1:?usage: fetch-ovn.sh DESTDIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest"
 
-verify() {
-    case $1 in
-    *.debian.tar.xz) sum=$DEB_SHA256 ;;
-    *) sum=$SHA256 ;;
-    esac
-    echo "$sum  $1" | sha256sum -c --status -
-}
-
-have() {
-    [ -f "$dest/$1" ] && verify "$dest/$1"
-}
-
-have "$ORIG" && have "$DEBTAR" && exit 0
-
 PREFIX=fetch-ovn
 . "$top/scripts/deb-src.sh"
+
+have "$ORIG" && have "$DEBTAR" && exit 0
 
 from_apt ovn "$DEB_VERSION" || from_cache "$DEB_VERSION" || {
     echo "fetch-ovn: could not obtain OVN $DEB_VERSION" >&2

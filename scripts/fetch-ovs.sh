@@ -27,17 +27,8 @@ dest=${1:?usage: fetch-ovs.sh DESTDIR}
 top=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$dest"
 
-verify() {
-    case $1 in
-    *.debian.tar.xz) sum=$DEB_SHA256 ;;
-    *) sum=$SHA256 ;;
-    esac
-    echo "$sum  $1" | sha256sum -c --status -
-}
-
-have() {
-    [ -f "$dest/$1" ] && verify "$dest/$1"
-}
+PREFIX=fetch-ovs
+. "$top/scripts/deb-src.sh"
 
 if have "$ORIG" && have "$DEBTAR"; then
     exit 0
@@ -54,9 +45,6 @@ if [ -n "${OVS_TARBALL:-}" ]; then
     mv "$dest/$ORIG.tmp" "$dest/$ORIG"
     echo "fetch-ovs: using $OVS_TARBALL"
 fi
-
-PREFIX=fetch-ovs
-. "$top/scripts/deb-src.sh"
 
 from_apt openvswitch "$DEB_VERSION" || from_cache "$DEB_VERSION" || {
     echo "fetch-ovs: could not obtain Open vSwitch $OVS_VERSION" \
