@@ -34,6 +34,12 @@
 #define AFXDP_PROG_FLOWS_NAME "afxdp_redirect_flows"
 #define AFXDP_PROG_PLAIN_NAME "afxdp_redirect"
 
+/* The no-op instructions that a program bound to a device (the hash
+ * program) carries as room for the verifier's rewrites, 4 kB: the verifier
+ * removes them first, and the kernel must never have to move such a
+ * program to larger pages (lib/afxdp-xdp.c, afxdp_xdp_check_bound()). */
+#define AFXDP_VERIFIER_ROOM 512
+
 /* What the hash program writes in front of every packet it steers to an
  * AF_XDP socket, in the XDP metadata area: the last bytes before the
  * packet data.  'flags' is AFXDP_RX_META_HASH when 'hash' holds the hash

@@ -136,6 +136,21 @@ extern int bpf_xdp_metadata_rx_hash(const struct xdp_md *ctx, __u32 *hash,
                                     enum xdp_rss_hash_type *rss_type)
     __ksym __weak;
 
+/* Room for the verifier in a program bound to a device: AFXDP_VERIFIER_ROOM
+ * jumps to the next instruction, which the verifier drops (as it drops
+ * every such no-op) before it rewrites anything, so that the program's
+ * rewrites fit in the pages the kernel allocated for it as submitted (see
+ * afxdp_xdp_check_bound() in lib/afxdp-xdp.c for why that matters). */
+#define STRINGIFY_(x) #x
+#define STRINGIFY(x) STRINGIFY_(x)
+static __always_inline void
+verifier_room(void)
+{
+    asm volatile(".rept " STRINGIFY(AFXDP_VERIFIER_ROOM) "\n\t"
+                 "goto +0\n\t"
+                 ".endr" ::: "memory");
+}
+
 /* ARP for IPv4 over Ethernet.  (linux/if_arp.h needs the C library, which
  * a BPF program does not have.) */
 struct arp_ipv4 {
@@ -840,6 +855,7 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     __u32 hash = 0;
     int verdict;
 
+    verifier_room();
     if (steer_to_kernel(ctx)) {
         return XDP_PASS;        /* Without asking for a hash. */
     }

@@ -19,6 +19,7 @@
 #include "afxdp-xdp.h"
 
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <linux/if_link.h>
@@ -493,6 +494,112 @@ afxdp_xdp_load(struct bpf_object *obj, const char *path,
     return 0;
 }
 
+/* Returns the offset of the instructions in the kernel's struct bpf_prog,
+ * from the kernel's BTF (the member 'insns', which recent kernels keep in an
+ * anonymous union), or -1 if it cannot be told. */
+static int
+afxdp_xdp_insns_offset__(const struct btf *btf, const struct btf_type *t,
+                         int base)
+{
+    const struct btf_member *m = btf_members(t);
+
+    for (int i = 0; i < btf_vlen(t); i++, m++) {
+        const struct btf_type *mt = btf__type_by_id(btf, m->type);
+        const char *name = btf__name_by_offset(btf, m->name_off);
+        int offset = base + btf_member_bit_offset(t, i) / 8;
+
+        if (name && !strcmp(name, "insns")) {
+            return offset;
+        } else if ((!name || !name[0]) && mt && btf_is_composite(mt)) {
+            offset = afxdp_xdp_insns_offset__(btf, mt, offset);
+            if (offset >= 0) {
+                return offset;
+            }
+        }
+    }
+    return -1;
+}
+
+static int
+afxdp_xdp_insns_offset(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    static int offset = -1;
+
+    if (ovsthread_once_start(&once)) {
+        struct btf *btf = btf__load_vmlinux_btf();
+        int id = (btf ? btf__find_by_name_kind(btf, "bpf_prog",
+                                               BTF_KIND_STRUCT)
+                  : -1);
+
+        if (id > 0) {
+            offset = afxdp_xdp_insns_offset__(btf, btf__type_by_id(btf, id),
+                                              0);
+        }
+        btf__free(btf);
+        ovsthread_once_done(&once);
+    }
+    return offset;
+}
+
+/* The kernel keeps a program in the pages it allocates for it as
+ * submitted: a header, then 8 bytes an instruction, rounded up to whole
+ * pages.  Where the verifier's rewrites (inlined helpers and map lookups,
+ * context accesses) outgrow them, the kernel moves the program to larger
+ * pages, and the kernels this was seen on (6.18, 7.2) leave a program
+ * bound to a device registered with the device at its old address:
+ * deleting the device while the program is loaded then reads freed memory,
+ * an oops with the RTNL lock held, which stops all networking on the host.
+ * Closing such a program before it is attached is safe.
+ *
+ * So the program that we bind carries room that the verifier removes before
+ * it rewrites (AFXDP_VERIFIER_ROOM), and this checks, after loading
+ * 'prog' (of 'ifname'), that it did stay in its pages: returns 0, or
+ * EFBIG with an explanation in '*errp' if it did not.  A kernel that does
+ * not tell the program's size or its header's (no BTF, or the program's
+ * instructions hidden from this process) is trusted to the room. */
+static int
+afxdp_xdp_check_bound(const struct bpf_program *prog, const char *ifname,
+                      char **errp)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    int header = afxdp_xdp_insns_offset();
+    size_t insn = sizeof(struct bpf_insn);
+    size_t submitted = bpf_program__insn_cnt(prog);
+    struct bpf_prog_info info;
+    uint32_t len = sizeof info;
+    size_t pages, room, xlated;
+
+    memset(&info, 0, sizeof info);
+    if (header < 0 || page <= 0
+        || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)
+        || !info.xlated_prog_len) {
+        VLOG_INFO("%s: cannot tell whether the kernel kept XDP program %s "
+                  "in place (relying on its room for the verifier)",
+                  ifname, bpf_program__name(prog));
+        return 0;
+    }
+
+    pages = DIV_ROUND_UP(header + submitted * insn, page);
+    room = (pages * page - header) / insn;
+    xlated = info.xlated_prog_len / insn;
+    if (xlated > room) {
+        *errp = xasprintf("%s: the kernel moved XDP program %s, bound to the "
+                          "device, while verifying it (%"PRIuSIZE
+                          " instructions submitted, %"PRIuSIZE" after the "
+                          "verifier, room for %"PRIuSIZE"): deleting the "
+                          "device with it loaded could crash this kernel",
+                          ifname, bpf_program__name(prog), submitted,
+                          xlated, room);
+        return EFBIG;
+    }
+    VLOG_INFO("%s: XDP program %s bound to the device: %"PRIuSIZE
+              " instructions submitted, %"PRIuSIZE" after the verifier, "
+              "room for %"PRIuSIZE, ifname, bpf_program__name(prog),
+              submitted, xlated, room);
+    return 0;
+}
+
 /* Where and how afxdp_xdp_attach() installs a program. */
 struct afxdp_xdp_target {
     const char *ifname;
@@ -551,6 +658,9 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
                            xmit ? cfg->n_queues : 0,
                            cfg->first_queue + cfg->n_queues, &prog, &map_fd,
                            errp);
+    if (!error && bind_to_device) {
+        error = afxdp_xdp_check_bound(prog, t->ifname, errp);
+    }
     if (!error && cfg->steer) {
         error = afxdp_xdp_set_steer(obj, t->ifname, cfg->steer, errp);
     }
