@@ -5,17 +5,16 @@ EXTRA_DIST += \
 	bpf/afxdp-redirect.c
 
 if HAVE_AF_XDP
-BPF_CLANG = clang
+# configure found $(CLANG) and the include directory that <asm/types.h>
+# needs ($(BPF_CPPFLAGS), on a multiarch system).
 BPF_CFLAGS = -target bpf -O2 -g -Wall -Werror
 
 BUILT_SOURCES += bpf/afxdp-redirect.inc
 CLEANFILES += bpf/afxdp-redirect.o bpf/afxdp-redirect.inc
 
-# clang -target bpf needs the multiarch include directory for asm/types.h.
 bpf/afxdp-redirect.o: bpf/afxdp-redirect.c bpf/afxdp-prog.h
 	$(AM_V_GEN)$(MKDIR_P) bpf && \
-	$(BPF_CLANG) $(BPF_CFLAGS) -I$(srcdir)/bpf \
-	    -I/usr/include/`$(CC) -print-multiarch` \
+	$(CLANG) $(BPF_CFLAGS) $(BPF_CPPFLAGS) -I$(srcdir)/bpf \
 	    -c $(srcdir)/bpf/afxdp-redirect.c -o $@
 
 bpf/afxdp-redirect.inc: bpf/afxdp-redirect.o
