@@ -23,19 +23,21 @@
 /* Name of the XSKMAP that a program must define, ours or a user's. */
 #define AFXDP_XSKS_MAP_NAME "xsks_map"
 
-/* Names of the built-in programs: the one that asks the device for its RX
- * hash (Linux 6.3), the one that also transmits for user space (XDP
- * transmit, helpers of Linux 5.18), the one that does neither but runs
- * offloaded flows, as the first two do (a helper of Linux 5.18), and the
- * plain one, which needs none of that and so loads on every kernel that
- * afxdp ports run on. */
+/* Names of the built-in programs: three bound to the device, which ask it
+ * for its RX hash (Linux 6.3), for the VLAN tag it keeps beside the packet
+ * (Linux 6.8), or both; the one that transmits for user space (XDP
+ * transmit, helpers of Linux 5.18); the one that does none of that but
+ * runs offloaded flows, as all the others do (a helper of Linux 5.18);
+ * and the plain one, which needs none of that and so loads on every
+ * kernel that afxdp ports run on. */
 #define AFXDP_PROG_HASH_NAME "afxdp_redirect_hash"
+#define AFXDP_PROG_HASH_VLAN_NAME "afxdp_redirect_hash_vlan"
+#define AFXDP_PROG_VLAN_NAME "afxdp_redirect_vlan"
 #define AFXDP_PROG_XMIT_NAME "afxdp_redirect_xmit"
 #define AFXDP_PROG_FLOWS_NAME "afxdp_redirect_flows"
 #define AFXDP_PROG_PLAIN_NAME "afxdp_redirect"
 
-/* The no-op instructions that a program bound to a device (the hash
- * program) carries as room for the verifier's rewrites, 4 kB: the verifier
+/* The no-op instructions that a program bound to a device carries as room for the verifier's rewrites, 4 kB: the verifier
  * removes them first, and the kernel must never have to move such a
  * program to larger pages (lib/afxdp-xdp.c, afxdp_xdp_check_bound()). */
 #define AFXDP_VERIFIER_ROOM 512
@@ -269,6 +271,8 @@ enum afxdp_flow_counter {
     AFXDP_FLOW_UNPARSED,        /* Left to user space unparsed. */
     AFXDP_FLOW_CSUM_PARTIAL,    /* Left to user space: partial checksum. */
     AFXDP_FLOW_ACTION_FAILED,   /* Dropped: an action failed. */
+    AFXDP_FLOW_VLAN_FAILED,     /* Dropped: its VLAN tag could not be put
+                                 * back in the packet. */
     AFXDP_FLOW_N_COUNTERS
 };
 

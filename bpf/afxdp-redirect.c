@@ -151,6 +151,12 @@ verifier_room(void)
                  ".endr" ::: "memory");
 }
 
+/* Linux 6.8; weak for the same reason.  The tag's TCI comes in host
+ * order, its protocol in network order. */
+extern int bpf_xdp_metadata_rx_vlan_tag(const struct xdp_md *ctx,
+                                        __be16 *vlan_proto, __u16 *vlan_tci)
+    __ksym __weak;
+
 /* ARP for IPv4 over Ethernet.  (linux/if_arp.h needs the C library, which
  * a BPF program does not have.) */
 struct arp_ipv4 {
@@ -322,6 +328,15 @@ redirect(struct xdp_md *ctx)
     /* The lower bits of the flags are the action to take when the lookup
      * fails: an unbound queue passes the packet to the stack. */
     return bpf_redirect_map(&xsks_map, ctx->rx_queue_index, XDP_PASS);
+}
+
+/* Whether the packet's queue has a socket of the port. */
+static __always_inline int
+queue_has_socket(struct xdp_md *ctx)
+{
+    __u32 queue = ctx->rx_queue_index;
+
+    return bpf_map_lookup_elem(&xsks_map, &queue) != NULL;
 }
 
 /* Flow offload. */
@@ -632,6 +647,35 @@ set_masked(__u8 *p, const __u8 *value, const __u8 *mask)
     }
 }
 
+/* Inserts a VLAN header with 'tpid' and 'tci' (both in network order)
+ * after the packet's Ethernet addresses.  Returns 0, or -1 if the packet
+ * is too short for an Ethernet header or there is no room in front of it
+ * (the packet may have moved then). */
+static __always_inline int
+push_vlan(struct xdp_md *ctx, __be16 tpid, __be16 tci)
+{
+    struct ethhdr *eth = (void *) (long) ctx->data;
+    __be16 *vlan;
+    __u8 macs[12];
+
+    if ((void *) (eth + 1) > (void *) (long) ctx->data_end) {
+        return -1;
+    }
+    __builtin_memcpy(macs, eth, 12);
+    if (bpf_xdp_adjust_head(ctx, -4)) {
+        return -1;
+    }
+    eth = (void *) (long) ctx->data;
+    if ((void *) eth + 16 > (void *) (long) ctx->data_end) {
+        return -1;
+    }
+    __builtin_memcpy(eth, macs, 12);
+    vlan = (void *) eth + 12;
+    vlan[0] = tpid;
+    vlan[1] = tci;
+    return 0;
+}
+
 /* Executes 'action' on the packet of 'ctx'.  Returns the XDP verdict. */
 static __always_inline int
 flow_execute(struct xdp_md *ctx, const struct afxdp_flow_action *action)
@@ -663,25 +707,9 @@ flow_execute(struct xdp_md *ctx, const struct afxdp_flow_action *action)
         set_masked(eth->h_dest, action->eth_dst, action->eth_dst_mask);
         set_masked(eth->h_source, action->eth_src, action->eth_src_mask);
     }
-    if (flags & AFXDP_FLOW_PUSH_VLAN) {
-        __be16 *vlan;
-
-        eth = (void *) (long) ctx->data;
-        if ((void *) (eth + 1) > (void *) (long) ctx->data_end) {
-            goto fail;
-        }
-        __builtin_memcpy(macs, eth, 12);
-        if (bpf_xdp_adjust_head(ctx, -4)) {
-            goto fail;
-        }
-        eth = (void *) (long) ctx->data;
-        if ((void *) eth + 16 > (void *) (long) ctx->data_end) {
-            goto fail;
-        }
-        __builtin_memcpy(eth, macs, 12);
-        vlan = (void *) eth + 12;
-        vlan[0] = action->vlan_tpid;
-        vlan[1] = action->vlan_tci;
+    if ((flags & AFXDP_FLOW_PUSH_VLAN)
+        && push_vlan(ctx, action->vlan_tpid, action->vlan_tci)) {
+        goto fail;
     }
     if (!action->ifindex) {
         return XDP_DROP;
@@ -715,7 +743,7 @@ offload(struct xdp_md *ctx)
     const struct afxdp_flow_action *action;
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
-    __u32 zero = 0, queue;
+    __u32 zero = 0;
     int len;
 
     cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
@@ -725,8 +753,7 @@ offload(struct xdp_md *ctx)
     /* Only the port's own queues: a packet on a queue that the port left
      * to the kernel (options:start-queue, n_rxq) is the host's, whatever
      * flow it would match. */
-    queue = ctx->rx_queue_index;
-    if (!bpf_map_lookup_elem(&xsks_map, &queue)) {
+    if (!queue_has_socket(ctx)) {
         return -1;
     }
     len = flow_key(ctx, &key);
@@ -844,24 +871,49 @@ afxdp_redirect_xmit(struct xdp_md *ctx)
     return receive(ctx, 1);
 }
 
-SEC("xdp")
-int
-afxdp_redirect_hash(struct xdp_md *ctx)
+/* Puts back in front of the packet's EtherType the VLAN tag that the
+ * device keeps beside the packet, if it does (a veth whose peer sent the
+ * tag as metadata, a NIC that strips tags): the socket and the offloaded
+ * flows must see the packet as it was sent.  Returns 0, or -1 if the tag
+ * could not be put back. */
+static __always_inline int
+restore_vlan(struct xdp_md *ctx)
+{
+    __be16 tpid = 0;
+    __u16 tci = 0;
+
+    if (bpf_xdp_metadata_rx_vlan_tag(ctx, &tpid, &tci)) {
+        return 0;               /* No tag beside this packet. */
+    }
+    return push_vlan(ctx, tpid, bpf_htons(tci));
+}
+
+/* What the programs bound to the device do: steering, then, on a queue
+ * with a socket, the packet's VLAN tag put back if 'vlan', then the
+ * offloaded flows, and the device's RX hash in front of the packet if
+ * 'hash'.  A packet passed to the kernel keeps its tag beside it, where
+ * the kernel expects it (in the packet too, the kernel would see two). */
+static __always_inline int
+bound(struct xdp_md *ctx, int hash, int vlan)
 {
     /* Initialized: without CAP_PERFMON the verifier refuses to pass
      * uninitialized stack to a kernel function. */
     enum xdp_rss_hash_type type = XDP_RSS_TYPE_NONE;
     struct afxdp_rx_meta *meta;
-    __u32 hash = 0;
+    __u32 value = 0;
     int verdict;
 
     verifier_room();
     if (steer_to_kernel(ctx)) {
         return XDP_PASS;        /* Without asking for a hash. */
     }
+    if (vlan && queue_has_socket(ctx) && restore_vlan(ctx)) {
+        flow_count(AFXDP_FLOW_VLAN_FAILED);
+        return XDP_DROP;
+    }
     verdict = offload(ctx);
-    if (verdict >= 0) {
-        return verdict;
+    if (verdict >= 0 || !hash) {
+        return verdict >= 0 ? verdict : redirect(ctx);
     }
 
     /* A packet that comes with metadata of its own (an XDP frame from a
@@ -876,14 +928,35 @@ afxdp_redirect_hash(struct xdp_md *ctx)
     }
     meta = (void *) (long) ctx->data_meta;
     if ((void *) (meta + 1) <= (void *) (long) ctx->data) {
-        if (!bpf_xdp_metadata_rx_hash(ctx, &hash, &type)) {
-            meta->hash = hash;
+        if (!bpf_xdp_metadata_rx_hash(ctx, &value, &type)) {
+            meta->hash = value;
             meta->flags = AFXDP_RX_META_HASH;
         } else {
             meta->flags = 0;
         }
     }
     return redirect(ctx);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_hash(struct xdp_md *ctx)
+{
+    return bound(ctx, 1, 0);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_hash_vlan(struct xdp_md *ctx)
+{
+    return bound(ctx, 1, 1);
+}
+
+SEC("xdp")
+int
+afxdp_redirect_vlan(struct xdp_md *ctx)
+{
+    return bound(ctx, 0, 1);
 }
 
 /* For the tests (tests/test-afxdp-parse.c), never attached: stores in

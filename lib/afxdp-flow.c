@@ -871,6 +871,7 @@ afxdp_flow_counter_name(enum afxdp_flow_counter counter)
     case AFXDP_FLOW_UNPARSED: return "xdp_unparsed";
     case AFXDP_FLOW_CSUM_PARTIAL: return "xdp_csum_partial";
     case AFXDP_FLOW_ACTION_FAILED: return "xdp_action_failed";
+    case AFXDP_FLOW_VLAN_FAILED: return "xdp_vlan_restore_failed";
     case AFXDP_FLOW_N_COUNTERS: break;
     }
     return "unknown";

@@ -59,6 +59,7 @@ VLOG_DEFINE_THIS_MODULE(afxdp_xdp);
 #define AFXDP_NETDEV_XDP_ACT_NDO_XMIT 4
 #define AFXDP_NETDEV_XDP_ACT_XSK_ZEROCOPY 8
 #define AFXDP_NETDEV_XDP_RX_METADATA_HASH 2
+#define AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG 4
 #define AFXDP_NETDEV_XSK_FLAGS_TX_CHECKSUM 2
 #define AFXDP_NETDEV_CMD_QUEUE_GET 10
 #define AFXDP_NETDEV_A_QUEUE_ID 1
@@ -84,8 +85,10 @@ struct afxdp_xdp {
     uint32_t first_queue;       /* Its key for the port's queue 0. */
     int link_fd;                /* Attachment; closing it detaches. */
     uint32_t prog_id;
-    bool rx_hash;               /* The hash program is the one attached. */
+    bool bound;                 /* A program bound to the device. */
+    bool rx_hash;               /* It passes the device's RX hash. */
     char *rx_hash_status;       /* "device", "off" or why it is not used. */
+    char *rx_vlan_status;       /* "device" (tags put back) or why not. */
     bool flow_table;            /* Runs the shared offloaded flows. */
 
     /* XDP transmit: only with our transmitting program attached natively,
@@ -312,11 +315,13 @@ afxdp_xdp_queue_has_pool(int ifindex, uint32_t queue)
     return 0;
 }
 
-/* Asks the kernel whether device 'ifindex' hands its RX hash to XDP
- * programs.  Returns 0 if it does, otherwise a positive errno and the
- * reason in '*reason' (a static string). */
+/* Asks the kernel whether device 'ifindex' hands programs bound to it the
+ * XDP RX metadata 'feature' (an AFXDP_NETDEV_XDP_RX_METADATA_* bit).
+ * Returns 0 if it does, otherwise a positive errno and the reason in
+ * '*reason' ('missing' if the device lacks it, or a static string). */
 static int
-afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
+afxdp_xdp_probe_rx_meta(int ifindex, uint64_t feature, const char *missing,
+                        const char **reason)
 {
     uint64_t features;
     int error;
@@ -324,8 +329,8 @@ afxdp_xdp_probe_rx_hash(int ifindex, const char **reason)
     error = afxdp_xdp_probe(ifindex,
                             AFXDP_NETDEV_A_DEV_XDP_RX_METADATA_FEATURES,
                             &features, reason);
-    if (!error && !(features & AFXDP_NETDEV_XDP_RX_METADATA_HASH)) {
-        *reason = "driver does not provide the RX hash to XDP";
+    if (!error && !(features & feature)) {
+        *reason = missing;
         error = EOPNOTSUPP;
     }
     return error;
@@ -696,13 +701,39 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
     return 0;
 }
 
+/* Why a program bound to the device cannot run on it, as a status, or
+ * NULL if one can: only ours, in native mode, and not where XDP
+ * transmit's program goes in ('xmit_status' NULL), which is not bound:
+ * user space runs it, and cannot run a bound program. */
+static const char *
+afxdp_xdp_bound_obstacle(const struct afxdp_xdp_config *cfg,
+                         const char *xmit_status)
+{
+    return (cfg->path ? "unavailable: xdp-program is set"
+            : cfg->attach != AFXDP_XDP_NATIVE ? "unavailable: generic mode"
+            : !xmit_status ? "unavailable: XDP transmit in use"
+            : NULL);
+}
+
+/* Returns "STATUS: DETAIL" if 'detail' is nonnull, otherwise 'status',
+ * as a string for the caller to free. */
+static char *
+afxdp_xdp_status(const char *status, const char *detail)
+{
+    return detail ? xasprintf("%s: %s", status, detail) : xstrdup(status);
+}
+
 /* Loads the XDP program from the object file 'cfg->path' (our own if
  * NULL) and attaches it to 'ifname' (whose index is 'ifindex') in mode
- * 'cfg->attach' through a bpf_link.  With our own program, 'cfg->rx_hash'
- * asks for the one that passes the device's RX hash, where the device
- * supports it, and 'cfg->xmit' for XDP transmit, which takes precedence
- * over the RX hash on a device without zero-copy AF_XDP that takes XDP
- * frames.  On success stores it in '*xdpp' and returns 0.  On failure
+ * 'cfg->attach' through a bpf_link.  With our own program, in native
+ * mode: 'cfg->xmit' asks for XDP transmit, which takes precedence over the
+ * programs bound to the device when the RX hash is asked for too but the
+ * device is better served by XDP transmit, and always without the RX hash
+ * (XDP transmit's program then takes over whenever the device starts
+ * taking XDP frames); otherwise a program bound to the device passes its
+ * RX hash, if 'cfg->rx_hash' and the device provides it, and puts back
+ * the VLAN tags that the device keeps beside packets, where it tells
+ * them.  On success stores it in '*xdpp' and returns 0.  On failure
  * returns a positive errno, stores an explanation in '*errp' (to be freed
  * by the caller), and leaves the interface as it was. */
 int
@@ -716,15 +747,15 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
         .cfg = cfg,
     };
     const char *path = cfg->path;
-    enum afxdp_xdp_attach attach = cfg->attach;
-    bool rx_hash = cfg->rx_hash;
-    const char *hash_status = "off";
-    const char *hash_reason = NULL;
     const char *xmit_status = (!cfg->xmit ? "off"
                                : path ? "xdp-program is set"
-                               : attach != AFXDP_XDP_NATIVE ? "generic mode"
+                               : cfg->attach != AFXDP_XDP_NATIVE
+                               ? "generic mode"
                                : NULL);
-    char *hash_error = NULL;
+    const char *hash_status = "off", *vlan_status;
+    const char *hash_reason = NULL, *vlan_reason = NULL;
+    bool rx_hash = false, rx_vlan = false;
+    char *bound_error = NULL;
     struct afxdp_xdp *xdp;
     bool flows = false;
     uint32_t prog_id;
@@ -751,34 +782,43 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
         return EBUSY;
     }
 
-    if (rx_hash && path) {
-        rx_hash = false;
-        hash_status = "unavailable: xdp-program is set";
-    } else if (rx_hash && attach != AFXDP_XDP_NATIVE) {
-        rx_hash = false;
-        hash_status = "unavailable: generic mode";
-    } else if (rx_hash && !xmit_status
-               && !(xmit_status = afxdp_xdp_probe_xmit_preferred(ifindex))) {
-        rx_hash = false;
-        hash_status = "unavailable: XDP transmit in use";
-    } else if (rx_hash && afxdp_xdp_probe_rx_hash(ifindex, &hash_reason)) {
-        rx_hash = false;
-        hash_status = "unavailable";
+    if (cfg->rx_hash && !xmit_status) {
+        xmit_status = afxdp_xdp_probe_xmit_preferred(ifindex);
+    }
+    if (cfg->rx_hash) {
+        hash_status = afxdp_xdp_bound_obstacle(cfg, xmit_status);
+        if (!hash_status) {
+            rx_hash = !afxdp_xdp_probe_rx_meta(
+                ifindex, AFXDP_NETDEV_XDP_RX_METADATA_HASH,
+                "driver does not provide the RX hash to XDP", &hash_reason);
+            hash_status = rx_hash ? "device" : "unavailable";
+        }
+    }
+    vlan_status = afxdp_xdp_bound_obstacle(cfg, xmit_status);
+    if (!vlan_status) {
+        rx_vlan = !afxdp_xdp_probe_rx_meta(
+            ifindex, AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG,
+            "driver does not provide VLAN tags to XDP", &vlan_reason);
+        vlan_status = rx_vlan ? "device" : "unavailable";
     }
 
     xdp = xzalloc(sizeof *xdp);
-    if (rx_hash) {
+    if (rx_hash || rx_vlan) {
         /* A kernel or libbpf that cannot load or attach the program bound
-         * to the device gets the plain one. */
-        if (afxdp_xdp_install(&t, AFXDP_PROG_HASH_NAME, true, false, xdp,
-                              &hash_error)) {
-            rx_hash = false;
-            hash_status = "unavailable";
+         * to the device gets one of the others. */
+        const char *name = (!rx_vlan ? AFXDP_PROG_HASH_NAME
+                            : !rx_hash ? AFXDP_PROG_VLAN_NAME
+                            : AFXDP_PROG_HASH_VLAN_NAME);
+
+        if (afxdp_xdp_install(&t, name, true, false, xdp, &bound_error)) {
+            hash_status = rx_hash ? "unavailable" : hash_status;
+            vlan_status = rx_vlan ? "unavailable" : vlan_status;
+            rx_hash = rx_vlan = false;
         } else {
-            hash_status = "device";
+            xdp->bound = true;
         }
     }
-    if (!rx_hash && !xmit_status) {
+    if (!xdp->bound && !xmit_status) {
         /* The transmitting program needs helpers of Linux 5.18: a kernel
          * that refuses it gets the plain one. */
         char *xmit_error = NULL;
@@ -791,7 +831,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
             xmit_status = "the kernel refuses the XDP transmit program";
         }
     }
-    if (!rx_hash && xmit_status && !path) {
+    if (!xdp->bound && xmit_status && !path) {
         /* The program that runs offloaded flows needs a helper of Linux
          * 5.18: a kernel that refuses it gets the plain one. */
         char *flows_error = NULL;
@@ -804,25 +844,28 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
             free(flows_error);
         }
     }
-    if (!rx_hash && xmit_status && !flows) {
+    if (!xdp->bound && xmit_status && !flows) {
         error = afxdp_xdp_install(&t, AFXDP_PROG_PLAIN_NAME, false, false,
                                   xdp, errp);
         if (error) {
-            free(hash_error);
+            free(bound_error);
             free(xdp);
             return error;
         }
     }
 
     xdp->rx_hash = rx_hash;
-    xdp->rx_hash_status = (hash_error || hash_reason
-                           ? xasprintf("%s: %s", hash_status,
-                                       hash_error ? hash_error : hash_reason)
-                           : xstrdup(hash_status));
-    free(hash_error);
+    xdp->rx_hash_status = afxdp_xdp_status(
+        hash_status, (cfg->rx_hash && !strcmp(hash_status, "unavailable")
+                      ? (bound_error ? bound_error : hash_reason)
+                      : NULL));
+    xdp->rx_vlan_status = afxdp_xdp_status(
+        vlan_status, (!strcmp(vlan_status, "unavailable")
+                      ? (bound_error ? bound_error : vlan_reason)
+                      : NULL));
+    free(bound_error);
     xdp->ifindex = ifindex;
     xdp->xmit_status = (xmit_status ? xmit_status
-                        : rx_hash ? "the RX hash program cannot transmit"
                         : afxdp_xdp_map_xmit(xdp));
     *xdpp = xdp;
     return 0;
@@ -889,6 +932,7 @@ afxdp_xdp_detach(struct afxdp_xdp *xdp)
         close(xdp->link_fd);
         bpf_object__close(xdp->obj);
         free(xdp->rx_hash_status);
+        free(xdp->rx_vlan_status);
         free(xdp->steer_addrs);
         free(xdp);
     }
@@ -1026,6 +1070,14 @@ const char *
 afxdp_xdp_rx_hash_status(const struct afxdp_xdp *xdp)
 {
     return xdp->rx_hash_status;
+}
+
+/* "device" if the program puts back in packets the VLAN tags that the
+ * device keeps beside them, otherwise why it does not. */
+const char *
+afxdp_xdp_rx_vlan_status(const struct afxdp_xdp *xdp)
+{
+    return xdp->rx_vlan_status;
 }
 
 /* XDP transmit. */

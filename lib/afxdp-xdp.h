@@ -134,6 +134,7 @@ void afxdp_xdp_clear_socket(struct afxdp_xdp *, uint32_t queue);
 uint32_t afxdp_xdp_prog_id(const struct afxdp_xdp *);
 bool afxdp_xdp_has_rx_hash(const struct afxdp_xdp *);
 const char *afxdp_xdp_rx_hash_status(const struct afxdp_xdp *);
+const char *afxdp_xdp_rx_vlan_status(const struct afxdp_xdp *);
 const char *afxdp_xdp_attach_name(enum afxdp_xdp_attach);
 
 int afxdp_xdp_query(int ifindex, uint32_t *prog_id);

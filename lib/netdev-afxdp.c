@@ -2157,6 +2157,7 @@ netdev_afxdp_get_status(const struct netdev *netdev, struct smap *args)
         smap_add(args, "xdp-program",
                  afxdp->program ? afxdp->program : "built-in");
         smap_add(args, "rx-hash", afxdp_xdp_rx_hash_status(afxdp->xdp));
+        smap_add(args, "rx-vlan", afxdp_xdp_rx_vlan_status(afxdp->xdp));
         smap_add(args, "multi-buffer",
                  afxdp->multi_buffer ? "on"
                  : !afxdp_umem_kernel_has_sg()
