@@ -39,6 +39,7 @@ WORK=/run/kernel-check
     }
     expect 6006 multi-buffer '"off: kernel has no multi-buffer AF_XDP"'
     expect 6003 rx-hash '"unavailable: [^"]*"'
+    expect 6008 rx-vlan '"unavailable: [^"]*"'
     expect 6003 xdp-xmit '"unavailable: [^"]*"'
     expect 6011 tx-csum-offload '"unavailable: [^"]*"'
     expect 6017 tx-budget '"32: kernel has no XDP_MAX_TX_SKB_BUDGET (Linux 6.17)"'

@@ -455,6 +455,7 @@ model_checks() {
 
     # The device's RX hash.
     echo "$DRV rx-hash: $(status "$NEAR" rx-hash)" | tee -a "$RUN/features"
+    echo "$DRV rx-vlan: $(status "$NEAR" rx-vlan)" | tee -a "$RUN/features"
 
     # Jumbo frames: the driver has no zero-copy multi-buffer.
     ovs-vsctl set interface "$NEAR" mtu_request=9000
