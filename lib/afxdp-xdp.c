@@ -715,6 +715,29 @@ afxdp_xdp_bound_obstacle(const struct afxdp_xdp_config *cfg,
             : NULL);
 }
 
+/* Whether a program bound to device 'ifindex' can ask it for the XDP RX
+ * metadata 'feature' (see afxdp_xdp_bound_obstacle() for 'cfg' and
+ * 'xmit_status', afxdp_xdp_probe_rx_meta() for 'missing').  Stores the
+ * status in '*status' ("device", or why not), with its detail, if any, in
+ * '*reason'. */
+static bool
+afxdp_xdp_bound_feature(const struct afxdp_xdp_config *cfg,
+                        const char *xmit_status, int ifindex,
+                        uint64_t feature, const char *missing,
+                        const char **status, const char **reason)
+{
+    *status = afxdp_xdp_bound_obstacle(cfg, xmit_status);
+    if (*status) {
+        return false;
+    }
+    if (afxdp_xdp_probe_rx_meta(ifindex, feature, missing, reason)) {
+        *status = "unavailable";
+        return false;
+    }
+    *status = "device";
+    return true;
+}
+
 /* Returns "STATUS: DETAIL" if 'detail' is nonnull, otherwise 'status',
  * as a string for the caller to free. */
 static char *
@@ -786,21 +809,15 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
         xmit_status = afxdp_xdp_probe_xmit_preferred(ifindex);
     }
     if (cfg->rx_hash) {
-        hash_status = afxdp_xdp_bound_obstacle(cfg, xmit_status);
-        if (!hash_status) {
-            rx_hash = !afxdp_xdp_probe_rx_meta(
-                ifindex, AFXDP_NETDEV_XDP_RX_METADATA_HASH,
-                "driver does not provide the RX hash to XDP", &hash_reason);
-            hash_status = rx_hash ? "device" : "unavailable";
-        }
+        rx_hash = afxdp_xdp_bound_feature(
+            cfg, xmit_status, ifindex, AFXDP_NETDEV_XDP_RX_METADATA_HASH,
+            "driver does not provide the RX hash to XDP",
+            &hash_status, &hash_reason);
     }
-    vlan_status = afxdp_xdp_bound_obstacle(cfg, xmit_status);
-    if (!vlan_status) {
-        rx_vlan = !afxdp_xdp_probe_rx_meta(
-            ifindex, AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG,
-            "driver does not provide VLAN tags to XDP", &vlan_reason);
-        vlan_status = rx_vlan ? "device" : "unavailable";
-    }
+    rx_vlan = afxdp_xdp_bound_feature(
+        cfg, xmit_status, ifindex, AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG,
+        "driver does not provide VLAN tags to XDP",
+        &vlan_status, &vlan_reason);
 
     xdp = xzalloc(sizeof *xdp);
     if (rx_hash || rx_vlan) {
