@@ -254,7 +254,7 @@ struct afxdp_flow_action {
 struct afxdp_flow_stats {
     __u64 packets;
     __u64 bytes;
-    __u64 used_ns;              /* CLOCK_MONOTONIC of the last packet. */
+    __u64 used_ns;              /* CLOCK_MONOTONIC_COARSE, last packet. */
     __u32 tcp_flags;            /* Host byte order. */
     __u32 pad;
 };

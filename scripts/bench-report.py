@@ -3,8 +3,10 @@
 upstream's afxdp) and a PNG plot.
 
 Usage: bench-report.py RESULTS OUTDIR
-RESULTS: lines "impl test flows size mpps cycles_per_packet [softirq]",
-softirq being the percentage of the PMD core's time spent in softirq.
+RESULTS: lines "impl test flows size mpps cycles_per_packet [softirq
+[cpu [xdp_ns]]]", softirq being the percentage of the PMD core's time
+spent in softirq, cpu ovs-vswitchd's CPU time in percent of one core, and
+xdp_ns the run time of the XDP program on port A's device per packet.
 """
 
 import collections
@@ -12,12 +14,14 @@ import math
 import statistics
 import sys
 
-ORDER = ["afxdp", "afxdp-offload", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
+ORDER = ["xdp-bare", "afxdp", "afxdp-offload", "afxdp-offload-sleep", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
          "afxdp-nocsum", "afxdp-ring1024", "afxdp-busypoll",
          "afxdp-busypoll-defer", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
+    "xdp-bare": "bare XDP program (drop, redirect)",
     "afxdp-offload": "ovs-afxdp, hw-offload=true (flows in XDP)",
+    "afxdp-offload-sleep": "ovs-afxdp, hw-offload=true, pmd-sleep-max",
     "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
     "afxdp-nocsum": "ovs-afxdp, rx-csum-partial=false",
@@ -45,9 +49,9 @@ def main():
     runs = collections.defaultdict(list)
     for line in open(results):
         impl, test, flows, size, mpps, cpp, *rest = line.split()
-        softirq = float(rest[0]) if rest else math.nan
+        rest = [float(x) for x in rest] + [math.nan] * (3 - len(rest))
         runs[(test, int(flows), int(size), impl)].append(
-            (float(mpps), float(cpp), softirq))
+            (float(mpps), float(cpp)) + tuple(rest[:3]))
 
     cases = sorted({k[:3] for k in runs},
                    key=lambda c: (c[0] != "rxdrop", c[2], c[1]))
@@ -59,22 +63,27 @@ def main():
             table[case + (impl,)] = (median([v[0] for v in values]),
                                      median([v[1] for v in values]),
                                      len(values),
-                                     median([v[2] for v in values]))
+                                     median([v[2] for v in values]),
+                                     median([v[3] for v in values]),
+                                     median([v[4] for v in values]))
 
     lines = ["| test | flows | bytes | implementation | Mpps | "
-             "vs upstream | PMD cycles/pkt | vs upstream | "
-             "PMD core softirq | runs |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "vs upstream | vs bare XDP | PMD cycles/pkt | vs upstream | "
+             "PMD core softirq | ovs-vswitchd CPU | XDP ns/pkt | runs |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for case in cases:
         up_mpps, up_cpp = table.get(case + ("upstream",),
                                     (math.nan, math.nan))[:2]
+        bare_mpps = table.get(case + ("xdp-bare",), (math.nan,))[0]
         for impl in impls:
-            mpps, cpp, n, softirq = table[case + (impl,)]
+            mpps, cpp, n, softirq, cpu, xdp_ns = table[case + (impl,)]
             lines.append(
                 f"| {case[0]} | {case[1]} | {case[2]} | {NAMES[impl]} | "
                 f"{fmt(mpps, 3)} | {fmt(mpps / up_mpps, 2, 'x')} | "
+                f"{fmt(mpps / bare_mpps, 2, 'x')} | "
                 f"{fmt(cpp, 0)} | {fmt(cpp / up_cpp, 2, 'x')} | "
-                f"{fmt(softirq, 1, '%')} | {n} |")
+                f"{fmt(softirq, 1, '%')} | {fmt(cpu, 1, '%')} | "
+                f"{fmt(xdp_ns, 1)} | {n} |")
     text = "\n".join(lines) + "\n"
     with open(f"{outdir}/results.md", "w") as f:
         f.write(text)

@@ -13,11 +13,20 @@
 #   l2fwd:  in_port=A,actions=output:B; Mpps at the sink, cycles/packet
 #           from pmd-stats-show.
 # Each also gives the share of core 1's time spent in softirq (/proc/stat),
-# where the kernel's NAPI polls run when the PMD does not run them.
+# where the kernel's NAPI polls run when the PMD does not run them, the
+# CPU time of ovs-vswitchd (all its threads, % of one core), and the XDP
+# program's own run time per packet on port A's device (the kernel's BPF
+# statistics, kernel.bpf_stats_enabled, on for BENCH_STATS_SECONDS after
+# the rate's measurement only: the statistics cost time of their own).
 #
 # Environment: BENCH_SECONDS (per measurement, default 5), BENCH_REPEATS
-# (default 3), BENCH_IMPLS (default "afxdp afxdp-offload upstream system
-# dpdk"; also
+# (default 3), BENCH_IMPLS (default "xdp-bare afxdp afxdp-offload
+# afxdp-offload-sleep upstream system dpdk", where "xdp-bare" is no Open
+# vSwitch at all but scripts/bench-xdp-bare.c on port A's device, dropping
+# or redirecting to port B's device, the least that XDP can do there, and
+# "afxdp-offload-sleep" is "afxdp-offload" with
+# other_config:pmd-sleep-max=BENCH_SLEEP_MAX (microseconds, default 500);
+# also
 # "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
 # this series with options:xdp-xmit=false; "afxdp-nocsum": this series
 # with options:rx-csum-partial=false; "afxdp-ring1024": this series with
@@ -46,7 +55,8 @@ OVS=$BUILD/ovs
 OUT=$BUILD/bench
 SECS=${BENCH_SECONDS:-5}
 REPEATS=${BENCH_REPEATS:-3}
-IMPLS=${BENCH_IMPLS:-"afxdp afxdp-offload upstream system dpdk"}
+STATS_SECS=${BENCH_STATS_SECONDS:-2}
+IMPLS=${BENCH_IMPLS:-"xdp-bare afxdp afxdp-offload afxdp-offload-sleep upstream system dpdk"}
 GEN_NS=afxb-gen SINK_NS=afxb-sink
 GEN_MAC=02:00:00:00:0b:01 SINK_MAC=02:00:00:00:0b:02
 
@@ -137,12 +147,30 @@ variant_options() {
     esac
 }
 
-# start_ovs IMPL: ovsdb-server and ovs-vswitchd of IMPL, a netdev bridge
-# with ovs-bgen and ovs-bsink as IMPL's ports, PMD on core 1.
+# start_bare TEST: scripts/bench-xdp-bare.c on ovs-bgen, built for TEST
+# (rxdrop: drop; l2fwd: redirect to ovs-bsink).
+start_bare() {
+    local obj=$OUT/xdp-bare-$1.o def=""
+    [ "$1" = l2fwd ] && def=-DSINK_IFINDEX=$(cat /sys/class/net/ovs-bsink/ifindex)
+    # shellcheck disable=SC2086
+    clang -O2 -g -target bpf $def \
+        -I/usr/include/"$(gcc -print-multiarch)" \
+        -c "$TOP/scripts/bench-xdp-bare.c" -o "$obj"
+    ethtool -K ovs-bgen gro off >/dev/null 2>&1 || true
+    ip link set dev ovs-bgen xdpdrv obj "$obj" sec xdp
+}
+
+# start_ovs IMPL TEST: ovsdb-server and ovs-vswitchd of IMPL, a netdev
+# bridge with ovs-bgen and ovs-bsink as IMPL's ports, PMD on core 1; for
+# xdp-bare, start_bare TEST.
 start_ovs() {
     local impl=$1 vswitchd schema type=afxdp extra=""
     rm -rf "$SANDBOX"
     mkdir -p "$SANDBOX"
+    if [ "$impl" = xdp-bare ]; then
+        start_bare "$2"
+        return
+    fi
     case $impl in
     afxdp*) vswitchd=$OVS/vswitchd/ovs-vswitchd
             schema=$OVS/vswitchd/vswitch.ovsschema
@@ -161,8 +189,14 @@ start_ovs() {
         --remote=punix:"$SANDBOX/db.sock" "$SANDBOX/conf.db"
     ovs-vsctl --no-wait init -- set Open_vSwitch . \
         other_config:pmd-cpu-mask=0x2
-    if [ "$impl" = afxdp-offload ]; then
+    case $impl in
+    afxdp-offload|afxdp-offload-sleep)
         ovs-vsctl --no-wait set Open_vSwitch . other_config:hw-offload=true
+        ;;
+    esac
+    if [ "$impl" = afxdp-offload-sleep ]; then
+        ovs-vsctl --no-wait set Open_vSwitch . \
+            other_config:pmd-sleep-max="${BENCH_SLEEP_MAX:-500}"
     fi
     if [ "$impl" = dpdk ]; then
         ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
@@ -199,8 +233,48 @@ start_ovs() {
 # The packets that offloaded flows have handled in XDP so far (0 without
 # offload).
 xdp_hits() {
-    ovs-appctl -t "$CTL" dpctl/offload-stats-show 2>/dev/null \
+    { ovs-appctl -t "$CTL" dpctl/offload-stats-show 2>/dev/null || true; } \
         | awk '$1 == "xdp_hits:" { n = $2 } END { print n + 0 }'
+}
+
+# The CPU time of ovs-vswitchd so far, all threads, in clock ticks; none
+# without ovs-vswitchd.
+vswitchd_ticks() {
+    local pid
+    pid=$(cat "$SANDBOX/ovs-vswitchd.pid" 2>/dev/null) || return 0
+    awk '{ sub(/.*\) /, ""); print $12 + $13 }' "/proc/$pid/stat" 2>/dev/null \
+        || true
+}
+
+# The run time per run, in ns, of the XDP program attached to ovs-bgen,
+# over STATS_SECS with the kernel's BPF statistics on; "nan" without
+# bpftool or a program.
+xdp_prog_ns() {
+    local id a b
+    id=$(ip -j link show dev ovs-bgen | python3 -c '
+import json, sys
+x = json.load(sys.stdin)[0].get("xdp", {})
+progs = [x["prog"]] if "prog" in x else [a["prog"] for a in x.get("attached", [])]
+print(progs[0]["id"] if progs else "")') || true
+    if [ -z "$id" ] || ! command -v bpftool >/dev/null; then
+        echo nan
+        return
+    fi
+    prog_stats() {
+        bpftool -j prog show id "$id" | python3 -c '
+import json, sys
+p = json.load(sys.stdin)
+print(p.get("run_time_ns", 0), p.get("run_cnt", 0))'
+    }
+    sysctl -qw kernel.bpf_stats_enabled=1
+    a=$(prog_stats)
+    sleep "$STATS_SECS"
+    b=$(prog_stats)
+    sysctl -qw kernel.bpf_stats_enabled=0
+    python3 -c "
+a, b = '$a'.split(), '$b'.split()
+n = int(b[1]) - int(a[1])
+print((int(b[0]) - int(a[0])) / n if n > 0 else 'nan')"
 }
 
 # The softirq and total jiffies of core 1 so far.
@@ -209,17 +283,25 @@ core1_jiffies() {
                         print $8, t }' /proc/stat
 }
 
-# measure IMPL TEST FLOWS SIZE GEN: prints "Mpps cycles/packet softirq%",
-# or "nan nan nan".
+# The packets that ovs-bgen has received so far, XDP's drops included.
+bgen_packets() {
+    ip -s -j link show ovs-bgen \
+        | python3 -c 'import json,sys; print(json.load(sys.stdin)[0]["stats64"]["rx"]["packets"])'
+}
+
+# measure IMPL TEST FLOWS SIZE GEN: prints "Mpps cycles/packet softirq%
+# vswitchd-CPU% XDP-ns/packet", "nan" for what does not apply.
 measure() {
     local impl=$1 test=$2 flows=$3 size=$4 gen=$5 args="" before after stats
     local rate cpp poller="core_id 1:" t0 t1 secs si0 tot0 si1 tot1 softirq
-    local hits0 hits1
-    ovs-ofctl del-flows br0
-    if [ "$test" = rxdrop ]; then
-        ovs-ofctl add-flow br0 actions=drop
-    else
-        ovs-ofctl add-flow br0 in_port=ovs-bgen,actions=output:ovs-bsink
+    local hits0 hits1 cpu0 cpu1 cpu bgen0 bgen1 prog_ns
+    if [ "$impl" != xdp-bare ]; then
+        ovs-ofctl del-flows br0
+        if [ "$test" = rxdrop ]; then
+            ovs-ofctl add-flow br0 actions=drop
+        else
+            ovs-ofctl add-flow br0 in_port=ovs-bgen,actions=output:ovs-bsink
+        fi
     fi
     [ "$flows" -gt 1 ] && args="-d $flows"
     if [ "$gen" = skb ]; then
@@ -233,10 +315,12 @@ measure() {
     fi
     GEN_PID=$!
     sleep 1
-    ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null
+    ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-clear >/dev/null 2>&1 || true
     t0=$(date +%s.%N)
     read -r si0 tot0 < <(core1_jiffies)
     hits0=$(xdp_hits)
+    cpu0=$(vswitchd_ticks)
+    bgen0=$(bgen_packets)
     before=$(sink_packets)
     if [ -n "${BENCH_PERF:-}" ]; then
         # A profile of the PMD's core while it measures.
@@ -246,11 +330,14 @@ measure() {
         sleep "$SECS"
     fi
     after=$(sink_packets)
+    bgen1=$(bgen_packets)
+    cpu1=$(vswitchd_ticks)
     hits1=$(xdp_hits)
     read -r si1 tot1 < <(core1_jiffies)
-    stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show)
+    stats=$(ovs-appctl -t "$CTL" dpif-netdev/pmd-stats-show 2>/dev/null) || true
     t1=$(date +%s.%N)
     secs=$(python3 -c "print($t1 - $t0)")
+    prog_ns=$(xdp_prog_ns)
     printf '%s\n' "$stats" > "$OUT/pmd-stats-$impl-$test-$flows-$size-$gen.txt"
     ovs-vsctl get interface ovs-bgen status:rx-hash \
         > "$OUT/rx-hash-$impl-$test-$flows-$size-$gen.txt" 2>&1 || true
@@ -278,12 +365,18 @@ measure() {
         END { if (n != "") print n / secs / 1e6, cpp }')
     if [ "$test" = l2fwd ]; then
         rate=$(python3 -c "print(($after - $before) / $secs / 1e6)")
+    elif [ "$impl" = xdp-bare ]; then
+        rate=$(python3 -c "print(($bgen1 - $bgen0) / $secs / 1e6)")
     elif [ "$hits1" -gt "$hits0" ]; then
         # Dropped in XDP, and so never received by the PMD.
         rate=$(python3 -c "print(${rate:-0} + ($hits1 - $hits0) / $secs / 1e6)")
     fi
     softirq=$(python3 -c "print(100 * ($si1 - $si0) / max($tot1 - $tot0, 1))")
-    echo "${rate:-nan} ${cpp:-nan} $softirq"
+    cpu=nan
+    if [ -n "$cpu0" ] && [ -n "$cpu1" ]; then
+        cpu=$(python3 -c "print(100 * ($cpu1 - $cpu0) / $(getconf CLK_TCK) / $secs)")
+    fi
+    echo "${rate:-nan} ${cpp:-nan} $softirq $cpu $prog_ns"
 }
 
 mkdir -p "$OUT"
@@ -300,14 +393,14 @@ for r in $(seq "$REPEATS"); do
         label=$test
         [ "$gen" = skb ] && label=$test-skb
         for impl in $IMPLS; do
-            if ! start_ovs "$impl" > "$OUT/start-$impl.log" 2>&1; then
+            if ! start_ovs "$impl" "$test" > "$OUT/start-$impl.log" 2>&1; then
                 log "bench: $impl did not start (see $OUT/start-$impl.log)"
-                echo "$impl $label $flows $size nan nan nan" >> "$results"
+                echo "$impl $label $flows $size nan nan nan nan nan" >> "$results"
                 stop_ovs
                 continue
             fi
             m=$(measure "$impl" "$test" "$flows" "$size" "$gen")
-            cp "$SANDBOX/ovs-vswitchd.log" "$OUT/vswitchd-$impl.log"
+            cp "$SANDBOX/ovs-vswitchd.log" "$OUT/vswitchd-$impl.log" 2>/dev/null || true
             stop_ovs
             log "run $r: $impl $test flows=$flows size=$size gen=$gen: $m"
             echo "$impl $label $flows $size $m" >> "$results"
