@@ -14,7 +14,8 @@ import math
 import statistics
 import sys
 
-ORDER = ["xdp-bare", "afxdp", "afxdp-offload", "afxdp-offload-sleep", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
+ORDER = ["xdp-bare", "afxdp", "afxdp-sleep", "afxdp-offload",
+         "afxdp-offload-sleep", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
          "afxdp-nocsum", "afxdp-ring1024", "afxdp-busypoll",
          "afxdp-busypoll-defer", "upstream", "system", "dpdk"]
 NAMES = {
@@ -22,6 +23,7 @@ NAMES = {
     "xdp-bare": "bare XDP program (drop, redirect)",
     "afxdp-offload": "ovs-afxdp, hw-offload=true (flows in XDP)",
     "afxdp-offload-sleep": "ovs-afxdp, hw-offload=true, pmd-sleep-max",
+    "afxdp-sleep": "ovs-afxdp, pmd-sleep-max",
     "afxdp-nohash": "ovs-afxdp, rx-hash=false",
     "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
     "afxdp-nocsum": "ovs-afxdp, rx-csum-partial=false",

@@ -26,7 +26,7 @@
 # or redirecting to port B's device, the least that XDP can do there, and
 # "afxdp-offload-sleep" is "afxdp-offload" with
 # other_config:pmd-sleep-max=BENCH_SLEEP_MAX (microseconds, default 500);
-# also
+# also "afxdp-sleep": this series with that pmd-sleep-max, without offload;
 # "afxdp-nohash": this series with options:rx-hash=false; "afxdp-socket-tx":
 # this series with options:xdp-xmit=false; "afxdp-nocsum": this series
 # with options:rx-csum-partial=false; "afxdp-ring1024": this series with
@@ -194,7 +194,7 @@ start_ovs() {
         ovs-vsctl --no-wait set Open_vSwitch . other_config:hw-offload=true
         ;;
     esac
-    if [ "$impl" = afxdp-offload-sleep ]; then
+    if [ "$impl" = afxdp-offload-sleep ] || [ "$impl" = afxdp-sleep ]; then
         ovs-vsctl --no-wait set Open_vSwitch . \
             other_config:pmd-sleep-max="${BENCH_SLEEP_MAX:-500}"
     fi
