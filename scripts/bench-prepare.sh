@@ -25,7 +25,8 @@ need_pkgs() {
     fi
 }
 
-need_pkgs bpftool libpcap-dev m4 python3-matplotlib linux-perf iperf3 \
+# libxdp-dev: upstream's afxdp, which the series no longer needs.
+need_pkgs bpftool libpcap-dev libxdp-dev m4 python3-matplotlib linux-perf iperf3 \
     librte-eal23 librte-ethdev23 librte-mbuf23 librte-mempool23 \
     librte-meter23 librte-vhost23 librte-net-af-xdp23 librte-mempool-ring23
 

@@ -5,9 +5,8 @@
 #
 # The packaging itself changes only where Debian bookworm needs it
 # (patches/debian-bookworm.patch): no DPDK variant, since bookworm's DPDK
-# is older than Open vSwitch 4.0 needs; libxdp-dev without the version
-# bookworm lacks (the series needs only its headers at configure time);
-# clang, which builds the XDP program; and --enable-afxdp, so that a
+# is older than Open vSwitch 4.0 needs; no libxdp-dev, which the series
+# does not use; clang, which builds the XDP program; and --enable-afxdp, so that a
 # build without AF_XDP fails rather than quietly leaves the port type out.
 # The package's own tests are skipped (nocheck): "make check" runs the
 # series' tests.
@@ -58,8 +57,8 @@ n=$(wc -l < "$src/debian/patches/series")
 {
     printf 'openvswitch (%s) UNRELEASED; urgency=medium\n\n' "$VERSION"
     printf '  * AF_XDP port type of ovs-afxdp: %s patches in debian/patches.\n' "$n"
-    printf '  * Built for Debian bookworm: no openvswitch-switch-dpdk, libxdp-dev\n'
-    printf '    of bookworm, clang for the XDP program, --enable-afxdp.\n\n'
+    printf '  * Built for Debian bookworm: no openvswitch-switch-dpdk, no\n'
+    printf '    libxdp-dev, clang for the XDP program, --enable-afxdp.\n\n'
     printf ' -- ovs-afxdp <ovs-afxdp@localhost>  %s\n\n' "$(date -R)"
     cat "$src/debian/changelog"
 } > "$src/debian/changelog.new"

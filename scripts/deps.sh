@@ -7,7 +7,7 @@ set -eu
 # Build: autotools, compiler, the libraries OVS and AF_XDP link against,
 # clang/llvm for the BPF program.
 BUILD_PKGS="autoconf automake libtool make gcc pkg-config python3
-  libxdp-dev libbpf-dev libelf-dev zlib1g-dev libssl-dev libcap-ng-dev
+  libbpf-dev libelf-dev zlib1g-dev libssl-dev libcap-ng-dev
   libnuma-dev libunbound-dev clang llvm git xz-utils dpkg-dev
   python3-sortedcontainers"
 # Run and test: namespaces, veths and the tools upstream's system tests
