@@ -43,7 +43,9 @@
       SECONDS have passed, and prints each in hex, one a line (with
       "digest": its length and SHA-256, as "sizes" does).  A frame the
       kernel marks as having a checksum still to finish (CHECKSUM_PARTIAL)
-      is printed with that checksum finished, tagged " offload".
+      is printed with that checksum finished, tagged " offload".  If the
+      environment names a file in AFXDP_CAPTURE_READY, creates it once
+      the socket receives, for the sender to wait for.
 
   afxdp-traffic.py verify
       Reads frames in hex, one a line, as "capture" prints them, and prints
@@ -54,6 +56,7 @@ line per frame with its name.  Uses only the standard library.
 """
 
 import hashlib
+import os
 import random
 import socket
 import struct
@@ -277,6 +280,8 @@ def capture(iface, src, count, seconds, as_digest=False):
                          socket.htons(0x0003))
     sock.bind((iface, 0))
     sock.setsockopt(SOL_PACKET, PACKET_AUXDATA, 1)
+    if os.environ.get("AFXDP_CAPTURE_READY"):
+        open(os.environ["AFXDP_CAPTURE_READY"], "w").close()
     deadline = time.monotonic() + seconds
     got = 0
     while got < count and time.monotonic() < deadline:
