@@ -56,6 +56,8 @@ OUT=$BUILD/bench
 SECS=${BENCH_SECONDS:-5}
 REPEATS=${BENCH_REPEATS:-3}
 STATS_SECS=${BENCH_STATS_SECONDS:-2}
+# The kernel's BPF statistics as they were, restored after each use.
+BPF_STATS_WAS=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
 IMPLS=${BENCH_IMPLS:-"xdp-bare afxdp afxdp-offload afxdp-offload-sleep upstream system dpdk"}
 GEN_NS=afxb-gen SINK_NS=afxb-sink
 GEN_MAC=02:00:00:00:0b:01 SINK_MAC=02:00:00:00:0b:02
@@ -100,6 +102,7 @@ stop_ovs() {
 }
 
 cleanup() {
+    sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS" 2>/dev/null || true
     [ -n "$GEN_PID" ] && kill "$GEN_PID" 2>/dev/null
     # Also those of an earlier, interrupted run.
     pkill -f "$XDPT/xdp-trafficgen/xdp-trafficgen" 2>/dev/null || true
@@ -270,7 +273,7 @@ print(p.get("run_time_ns", 0), p.get("run_cnt", 0))'
     a=$(prog_stats)
     sleep "$STATS_SECS"
     b=$(prog_stats)
-    sysctl -qw kernel.bpf_stats_enabled=0
+    sysctl -qw kernel.bpf_stats_enabled="$BPF_STATS_WAS"
     python3 -c "
 a, b = '$a'.split(), '$b'.split()
 n = int(b[1]) - int(a[1])
