@@ -30,7 +30,8 @@ vswitchd_ticks() {
         "/proc/$(cat "$SANDBOX/ovs-vswitchd.pid")/stat"
 }
 
-# run SLEEP: prints "idle-CPU% rtt-median rtt-p99" for pmd-sleep-max=SLEEP.
+# run SLEEP: prints "idle-CPU% rtt-median rtt-p99 pings" for
+# pmd-sleep-max=SLEEP.
 run() {
     local t0 t1 c0 c1 rtts
     sandbox_start
