@@ -126,7 +126,9 @@ run_thread_safety() {
     local log=$LOGDIR/thread-safety.log f bad=""
     echo "== thread-safety analysis (clang -Wthread-safety)"
     : > "$log"
-    for f in lib/netdev-afxdp.c lib/afxdp-umem.c lib/afxdp-xdp.c \
+    for f in lib/netdev-afxdp.c lib/netdev-afxdp-options.c \
+             lib/netdev-afxdp-status.c lib/netdev-afxdp-watch.c \
+             lib/afxdp-umem.c lib/afxdp-xdp.c \
              lib/afxdp-flow.c lib/dpif-offload-xdp.c \
              lib/afxdp-pool.c lib/afxdp-csum.c lib/netdev-linux.c; do
         (cd "$OVS" && clang -DHAVE_CONFIG_H -I. -I include -I lib \
