@@ -36,6 +36,7 @@
 #include <bpf/bpf_helpers.h>
 
 #include "afxdp-prog.h"
+#include "../lib/afxdp-csum-partial.h"
 
 struct {
     __uint(type, BPF_MAP_TYPE_XSKMAP);
@@ -351,24 +352,6 @@ flow_count(__u32 counter)
     }
 }
 
-/* The folded ones' complement sum of 'sum'. */
-static __always_inline __u16
-fold(__u32 sum)
-{
-    sum = (sum & 0xffff) + (sum >> 16);
-    return (sum & 0xffff) + (sum >> 16);
-}
-
-/* Whether the TCP or UDP checksum 'csum' is what a local sender leaves
- * for the device to finish: the folded sum of the pseudo-header, 'sum'
- * before folding (see lib/afxdp-csum.h).  Such a packet goes to user
- * space, which finishes it. */
-static __always_inline int
-csum_partial(__u16 csum, __u32 sum)
-{
-    return csum && csum == fold(sum);
-}
-
 /* Parses the transport header at 'l4' of an unfragmented IPv4 or IPv6
  * packet, 'l4_len' bytes long by its IP header, into 'key'.  'sum' is the
  * pseudo-header's sum, without the length.  Returns 0, or -1 to leave the
@@ -392,7 +375,7 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
         if (len < sizeof *tcp || l4_len < len) {
             return -1;
         }
-        if (csum_partial(tcp->check, sum)) {
+        if (afxdp_csum_is_partial(tcp->check, sum)) {
             flow_count(AFXDP_FLOW_CSUM_PARTIAL);
             return -1;
         }
@@ -406,7 +389,7 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
             || udp->dest == bpf_htons(4789) || udp->dest == bpf_htons(6081)) {
             return -1;
         }
-        if (csum_partial(udp->check, sum)) {
+        if (afxdp_csum_is_partial(udp->check, sum)) {
             flow_count(AFXDP_FLOW_CSUM_PARTIAL);
             return -1;
         }

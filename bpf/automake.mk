@@ -12,7 +12,8 @@ BPF_CFLAGS = -target bpf -O2 -g -Wall -Werror
 BUILT_SOURCES += bpf/afxdp-redirect.inc
 CLEANFILES += bpf/afxdp-redirect.o bpf/afxdp-redirect.inc
 
-bpf/afxdp-redirect.o: bpf/afxdp-redirect.c bpf/afxdp-prog.h
+bpf/afxdp-redirect.o: bpf/afxdp-redirect.c bpf/afxdp-prog.h \
+		lib/afxdp-csum-partial.h
 	$(AM_V_GEN)$(MKDIR_P) bpf && \
 	$(CLANG) $(BPF_CFLAGS) $(BPF_CPPFLAGS) -I$(srcdir)/bpf \
 	    -c $(srcdir)/bpf/afxdp-redirect.c -o $@

@@ -18,6 +18,7 @@
 #include <config.h>
 
 #include "afxdp-csum.h"
+#include "afxdp-csum-partial.h"
 
 #include <netinet/in.h>
 #include <netinet/ip6.h>
@@ -164,15 +165,11 @@ l4_csum_field(const struct l4_info *info)
 }
 
 /* Returns true if the checksum field in 'info' holds what a local sender
- * leaves there when it lets the device finish the checksum: the folded
- * pseudo-header sum, not inverted.  (That value is never 0, which in UDP
- * means "no checksum".) */
+ * leaves there when it lets the device finish the checksum. */
 static bool
 is_partial(const struct l4_info *info)
 {
-    ovs_be16 partial = ~csum_finish(info->pseudo_sum);
-
-    return *l4_csum_field(info) == partial;
+    return afxdp_csum_is_partial(*l4_csum_field(info), info->pseudo_sum);
 }
 
 /* Returns the Ethernet frame carried by the VXLAN or Geneve packet whose
