@@ -25,4 +25,4 @@ if [ ! -f Makefile ]; then
         CFLAGS="-g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined" \
         LDFLAGS="-fsanitize=address,undefined"
 fi
-make -s -j"$jobs" V=0
+make -s -j"$jobs" V=0 all tests/atlocal
