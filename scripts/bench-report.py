@@ -14,12 +14,13 @@ import math
 import statistics
 import sys
 
-ORDER = ["xdp-bare", "afxdp", "afxdp-sleep", "afxdp-offload",
+ORDER = ["xdp-bare", "afxdp", "afxdp-base", "afxdp-sleep", "afxdp-offload",
          "afxdp-offload-sleep", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
          "afxdp-nocsum", "afxdp-ring1024", "afxdp-busypoll",
          "afxdp-busypoll-defer", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
+    "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
     "xdp-bare": "bare XDP program (drop, redirect)",
     "afxdp-offload": "ovs-afxdp, hw-offload=true (flows in XDP)",
     "afxdp-offload-sleep": "ovs-afxdp, hw-offload=true, pmd-sleep-max",

@@ -31,7 +31,9 @@
 # this series with options:xdp-xmit=false; "afxdp-nocsum": this series
 # with options:rx-csum-partial=false; "afxdp-ring1024": this series with
 # options:ring-size=1024, the default before 2048; "afxdp-busypoll": this
-# series with options:busy-poll=true; "afxdp-busypoll-defer": the same with
+# series with options:busy-poll=true; "afxdp-base": the series as built
+# in the Open vSwitch tree BENCH_BASE (another commit's build/ovs, for a
+# change's before and after in one run); "afxdp-busypoll-defer": the same with
 # the OVS side veths' napi_defer_hard_irqs=2 and gro_flush_timeout=200000,
 # as the guide advises; "afxdp-socket-tx2048": "afxdp-socket-tx" with
 # options:tx-budget=2048, where Linux 6.17 allows it; "afxdp-offload":
@@ -175,6 +177,9 @@ start_ovs() {
         return
     fi
     case $impl in
+    afxdp-base)
+            vswitchd=${BENCH_BASE:?afxdp-base needs BENCH_BASE}/vswitchd/ovs-vswitchd
+            schema=$BENCH_BASE/vswitchd/vswitch.ovsschema ;;
     afxdp*) vswitchd=$OVS/vswitchd/ovs-vswitchd
             schema=$OVS/vswitchd/vswitch.ovsschema
             extra=$(variant_options "$impl") ;;
