@@ -35,7 +35,6 @@
 #include <string.h>
 
 #include "afxdp-csum.h"
-#include "afxdp-flow.h"
 #include "dp-packet.h"
 #include "netdev-afxdp-private.h"
 #include "netdev-provider.h"
@@ -55,7 +54,10 @@ struct afxdp_attempt {
  * ring (netdev_afxdp_rxq_recv()). */
 #define AFXDP_RECLAIM_POLLS 1024
 
-
+/* Fills 'attempts' with the ways to set up a port in xdp-mode 'mode', in
+ * the order to try them, and returns how many.  'zero_copy' says whether
+ * the device has zero-copy sockets, for best-effort: 1 or 0, or negative
+ * if the kernel does not say. */
 static size_t
 afxdp_attempts(enum afxdp_mode mode, int zero_copy,
                struct afxdp_attempt attempts[3])
