@@ -172,6 +172,129 @@ struct arp_ipv4 {
     __be32 tpa;
 } __attribute__((packed));
 
+/* Parsing: one walk over a packet's headers, for steering and for the
+ * flow offload alike.  It goes as far as either needs: the Ethernet
+ * header, one VLAN tag, an IPv4, IPv6 or ARP header, and the transport
+ * header where it starts at a fixed offset.  Each user then reads the
+ * fields it wants.
+ *
+ * Without CAP_PERFMON the verifier takes no comparison of a packet
+ * pointer but with another packet pointer, and no variable offset from
+ * one: so the headers are never 0 and never computed from a length.  They
+ * are checked here, once for each place the network header may start,
+ * and a user that reads one compares it with the packet's end again (for
+ * the verifier: the parser's check of 'l3' and 'l4' says what they are,
+ * the user's check is what the verifier sees on its path). */
+struct headers {
+    const void *l3;             /* After the Ethernet header and VLAN tag. */
+    const void *l4;             /* After an IP header without options. */
+    __u32 l2_len;               /* 14, or 18 with a VLAN tag. */
+    __be16 eth_type;            /* The Ethernet header's EtherType. */
+    __be16 type;                /* 'l3''s: eth_type, or the tag's inner
+                                 * one; 0 if the tag is cut short or not
+                                 * to be looked past. */
+    __be16 vlan_tci;            /* The tag's, if any. */
+    __u8 l3_ok;                 /* 'l3' is a whole IPv4 (of at least 20
+                                 * bytes by its IHL), IPv6 or ARP header. */
+    __u8 l4_ok;                 /* 'l4' is the transport header: the IP
+                                 * header has no options, and the packet is
+                                 * no later fragment.  Not checked for
+                                 * length. */
+    __u8 proto;                 /* IPv4's protocol, IPv6's next header. */
+};
+
+static __always_inline int
+ipv6_ext_header(__u8 nexthdr)
+{
+    switch (nexthdr) {
+    case 0: case 43: case 44: case 50: case 51: case 59: case 60:
+    case 135: case 139: case 140:
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether 'arp' (whole in the packet) is ARP for IPv4 over Ethernet. */
+static __always_inline int
+arp_eth_ipv4(const struct arp_ipv4 *arp)
+{
+    return (arp->hrd == bpf_htons(1) && arp->pro == bpf_htons(ETH_P_IP)
+            && arp->hln == ETH_ALEN && arp->pln == 4);
+}
+
+/* The network header at 'l3', of EtherType 'type'.  Inlined once for each
+ * place 'l3' may be, so that every offset into the packet is constant. */
+static __always_inline void
+parse_l3(const void *l3, const void *end, __be16 type, struct headers *h)
+{
+    h->type = type;
+    h->l3 = l3;
+    h->l4 = l3;
+    switch (type) {
+    case bpf_htons(ETH_P_IP): {
+        const struct iphdr *ip = l3;
+
+        if ((const void *) (ip + 1) <= end && ip->ihl >= 5) {
+            h->l3_ok = 1;
+            h->proto = ip->protocol;
+            h->l4 = ip + 1;
+            h->l4_ok = ip->ihl == 5 && !(ip->frag_off & bpf_htons(0x1fff));
+        }
+        break;
+    }
+    case bpf_htons(ETH_P_IPV6): {
+        const struct ipv6hdr *ip6 = l3;
+
+        if ((const void *) (ip6 + 1) <= end) {
+            h->l3_ok = 1;
+            h->proto = ip6->nexthdr;
+            h->l4 = ip6 + 1;
+            h->l4_ok = !ipv6_ext_header(ip6->nexthdr);
+        }
+        break;
+    }
+    case bpf_htons(ETH_P_ARP):
+    case bpf_htons(ETH_P_RARP):
+        h->l3_ok = (const void *) ((const struct arp_ipv4 *) l3 + 1) <= end;
+        break;
+    }
+}
+
+/* Parses the headers of the packet of 'ctx' into 'h', looking past a VLAN
+ * tag if 'tagged' (else a tagged packet's 'type' is 0).  Returns 0, or -1
+ * if the packet is shorter than an Ethernet header. */
+static __always_inline int
+parse_headers(struct xdp_md *ctx, int tagged, struct headers *h)
+{
+    const void *data = (void *) (long) ctx->data;
+    const void *end = (void *) (long) ctx->data_end;
+    const struct ethhdr *eth = data;
+
+    h->l3_ok = h->l4_ok = h->proto = 0;
+    h->vlan_tci = 0;
+    if ((const void *) (eth + 1) > end) {
+        return -1;
+    }
+    h->eth_type = eth->h_proto;
+    if (eth->h_proto == bpf_htons(ETH_P_8021Q)
+        || eth->h_proto == bpf_htons(ETH_P_8021AD)) {
+        const __be16 *vlan = (const void *) (eth + 1);
+
+        h->l2_len = 18;
+        if (!tagged || (const void *) (vlan + 2) > end) {
+            h->type = 0;
+            h->l3 = h->l4 = vlan;
+            return 0;
+        }
+        h->vlan_tci = vlan[0];
+        parse_l3(vlan + 2, end, vlan[1], h);
+    } else {
+        h->l2_len = 14;
+        parse_l3(eth + 1, end, eth->h_proto, h);
+    }
+    return 0;
+}
+
 /* Steering. */
 
 /* Whether IPv4 address 'addr' (network byte order) is the device's. */
@@ -208,117 +331,103 @@ rule(__be16 ethertype, __u8 proto, __be16 port)
     return bpf_map_lookup_elem(&steer_rules, &key) != 0;
 }
 
-/* Whether a packet of EtherType 'type' and IP protocol 'proto' matches a
- * rule by protocol or, if 'has_l4' (its transport header starts at 'l4'),
- * by destination port.  (Without CAP_PERFMON, the verifier lets a packet
- * pointer be compared only with another.) */
+/* Whether the IP packet parsed in 'h' matches a rule by protocol or, for
+ * TCP, UDP and SCTP where the transport header is known, by destination
+ * port. */
 static __always_inline int
-rule_l4(__be16 type, __u8 proto, const void *l4, int has_l4,
-        const void *end)
+rule_l4(const struct headers *h, const void *end)
 {
-    if (rule(type, proto, 0)) {
+    /* The destination port is bytes 2 and 3 of all three headers. */
+    const __be16 *ports = h->l4;
+
+    if (rule(h->type, h->proto, 0)) {
         return 1;
     }
-    if (has_l4 && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
-                   || proto == IPPROTO_SCTP)) {
-        /* The destination port is bytes 2 and 3 of all three headers. */
-        const __be16 *ports = l4;
-
-        if ((const void *) (ports + 2) <= end) {
-            return rule(type, proto, ports[1]);
-        }
+    if (h->l4_ok && (h->proto == IPPROTO_TCP || h->proto == IPPROTO_UDP
+                     || h->proto == IPPROTO_SCTP)
+        && (const void *) (ports + 2) <= end) {
+        return rule(h->type, h->proto, ports[1]);
     }
     return 0;
 }
 
 static __always_inline int
-steer_arp(const void *l3, const void *end, __u32 flags)
+steer_arp(const struct headers *h, const void *end, __u32 flags)
 {
-    const struct arp_ipv4 *arp = l3;
+    const struct arp_ipv4 *arp = h->l3;
 
-    if (!(flags & AFXDP_STEER_LOCAL) || (const void *) (arp + 1) > end
-        || arp->hrd != bpf_htons(1) || arp->pro != bpf_htons(ETH_P_IP)
-        || arp->hln != ETH_ALEN || arp->pln != 4) {
-        return 0;
-    }
-    return local_ipv4(arp->tpa);
+    return ((flags & AFXDP_STEER_LOCAL) && h->l3_ok
+            && (const void *) (arp + 1) <= end && arp_eth_ipv4(arp)
+            && local_ipv4(arp->tpa));
 }
 
 static __always_inline int
-steer_ipv4(const void *l3, const void *end, __u32 flags)
+steer_ipv4(const struct headers *h, const void *end, __u32 flags)
 {
-    const struct iphdr *ip = l3;
+    const struct iphdr *ip = h->l3;
 
-    if ((const void *) (ip + 1) > end || ip->ihl < 5) {
+    if (!h->l3_ok || (const void *) (ip + 1) > end) {
         return 0;
     }
     if ((flags & AFXDP_STEER_LOCAL) && local_ipv4(ip->daddr)) {
         return 1;
     }
-    if (!(flags & AFXDP_STEER_RULES)) {
-        return 0;
-    }
-    /* Ports only where the transport header follows a header without
-     * options: later fragments have none, and a variable offset would be
-     * pointer arithmetic, which the verifier allows only with
-     * CAP_PERFMON. */
-    return rule_l4(bpf_htons(ETH_P_IP), ip->protocol, ip + 1,
-                   ip->ihl == 5 && !(ip->frag_off & bpf_htons(0x1fff)), end);
+    return (flags & AFXDP_STEER_RULES) && rule_l4(h, end);
 }
 
 static __always_inline int
-steer_ipv6(const void *l3, const void *end, __u32 flags)
+steer_ipv6(const struct headers *h, const void *end, __u32 flags)
 {
-    const struct ipv6hdr *ip6 = l3;
+    const struct ipv6hdr *ip6 = h->l3;
 
-    if ((const void *) (ip6 + 1) > end) {
+    if (!h->l3_ok || (const void *) (ip6 + 1) > end) {
         return 0;
     }
     if (flags & AFXDP_STEER_LOCAL) {
         const struct {
             struct icmp6hdr hdr;
             struct in6_addr target;
-        } *ns = (const void *) (ip6 + 1);
+        } *ns = h->l4;
 
         if (local_ipv6(&ip6->daddr)) {
             return 1;
         }
         /* A neighbor solicitation for one of the device's addresses goes
          * to a multicast address. */
-        if (ip6->nexthdr == IPPROTO_ICMPV6 && (const void *) (ns + 1) <= end
+        if (h->proto == IPPROTO_ICMPV6 && (const void *) (ns + 1) <= end
             && ns->hdr.icmp6_type == 135 && local_ipv6(&ns->target)) {
             return 1;
         }
     }
-    return ((flags & AFXDP_STEER_RULES)
-            && rule_l4(bpf_htons(ETH_P_IPV6), ip6->nexthdr, ip6 + 1, 1, end));
+    return (flags & AFXDP_STEER_RULES) && rule_l4(h, end);
 }
 
-/* Whether steering gives the packet of 'ctx' to the kernel's stack. */
+/* Whether steering gives the packet of 'ctx' to the kernel's stack.  It
+ * looks into untagged packets only: a tagged one goes to the kernel only
+ * by a rule for its Ethernet header's EtherType. */
 static __always_inline int
 steer_to_kernel(struct xdp_md *ctx)
 {
-    const void *data = (void *) (long) ctx->data;
     const void *end = (void *) (long) ctx->data_end;
-    const struct ethhdr *eth = data;
     const struct afxdp_steer_cfg *cfg;
+    struct headers h;
     __u32 zero = 0, flags;
 
     cfg = bpf_map_lookup_elem(&steer_cfg, &zero);
-    if (!cfg || !cfg->flags || (const void *) (eth + 1) > end) {
+    if (!cfg || !cfg->flags || parse_headers(ctx, 0, &h)) {
         return 0;
     }
     flags = cfg->flags;
-    if ((flags & AFXDP_STEER_RULES) && rule(eth->h_proto, 0, 0)) {
+    if ((flags & AFXDP_STEER_RULES) && rule(h.eth_type, 0, 0)) {
         return 1;
     }
-    switch (eth->h_proto) {
+    switch (h.type) {
     case bpf_htons(ETH_P_ARP):
-        return steer_arp(eth + 1, end, flags);
+        return steer_arp(&h, end, flags);
     case bpf_htons(ETH_P_IP):
-        return steer_ipv4(eth + 1, end, flags);
+        return steer_ipv4(&h, end, flags);
     case bpf_htons(ETH_P_IPV6):
-        return steer_ipv6(eth + 1, end, flags);
+        return steer_ipv6(&h, end, flags);
     }
     return 0;
 }
@@ -422,19 +531,19 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
     return 0;
 }
 
-/* 'room' is the packet's length from 'l3' on, all its buffers together:
- * a scalar, as the verifier allows only constant offsets from a packet
- * pointer, and no difference of two, without CAP_PERFMON. */
+/* 'room' is the packet's length from the network header on, all its
+ * buffers together: a scalar, as the verifier allows only constant offsets
+ * from a packet pointer, and no difference of two, without CAP_PERFMON. */
 static __always_inline int
-parse_ipv4(const void *l3, const void *end, __u32 room,
+parse_ipv4(const struct headers *h, const void *end, __u32 room,
            struct afxdp_flow_key *key)
 {
-    const struct iphdr *ip = l3;
+    const struct iphdr *ip = h->l3;
     const __u16 *addrs;
     __u32 tot_len;
 
-    if ((const void *) (ip + 1) > end || ip->ihl != 5) {
-        return -1;
+    if (!h->l3_ok || !h->l4_ok || (const void *) (ip + 1) > end) {
+        return -1;              /* Cut short, or with options. */
     }
     tot_len = bpf_ntohs(ip->tot_len);
     if (tot_len < sizeof *ip || tot_len > room
@@ -445,57 +554,52 @@ parse_ipv4(const void *l3, const void *end, __u32 room,
     key->nw_dst = ip->daddr;
     key->nw_tos = ip->tos;
     key->nw_ttl = ip->ttl;
-    key->nw_proto = ip->protocol;
+    key->nw_proto = h->proto;
     addrs = (const __u16 *) &ip->saddr;
-    return parse_l4(ip + 1, end, tot_len - sizeof *ip,
+    return parse_l4(h->l4, end, tot_len - sizeof *ip,
                     (__u32) addrs[0] + addrs[1] + addrs[2] + addrs[3]
-                    + bpf_htons(ip->protocol), key);
+                    + bpf_htons(h->proto), key);
 }
 
 static __always_inline int
-parse_ipv6(const void *l3, const void *end, __u32 room,
+parse_ipv6(const struct headers *h, const void *end, __u32 room,
            struct afxdp_flow_key *key)
 {
-    const struct ipv6hdr *ip6 = l3;
+    const struct ipv6hdr *ip6 = h->l3;
     const __u16 *addrs;
     __u32 plen, sum = 0;
 
-    if ((const void *) (ip6 + 1) > end) {
-        return -1;
+    if (!h->l3_ok || !h->l4_ok || (const void *) (ip6 + 1) > end) {
+        return -1;              /* Cut short, or extension headers. */
     }
     plen = bpf_ntohs(ip6->payload_len);
     if (plen + sizeof *ip6 > room) {
         return -1;
-    }
-    switch (ip6->nexthdr) {
-    case 0: case 43: case 44: case 50: case 51: case 59: case 60:
-    case 135: case 139: case 140:
-        return -1;              /* Extension headers. */
     }
     __builtin_memcpy(key->ipv6_src, &ip6->saddr, 16);
     __builtin_memcpy(key->ipv6_dst, &ip6->daddr, 16);
     key->ipv6_label = *(const __be32 *) ip6 & bpf_htonl(0xfffff);
     key->nw_tos = bpf_ntohl(*(const __be32 *) ip6) >> 20;
     key->nw_ttl = ip6->hop_limit;
-    key->nw_proto = ip6->nexthdr;
+    key->nw_proto = h->proto;
     addrs = (const __u16 *) &ip6->saddr;
 #pragma unroll
     for (int i = 0; i < 16; i++) {
         sum += addrs[i];
     }
-    return parse_l4(ip6 + 1, end, plen, sum + bpf_htons(ip6->nexthdr), key);
+    return parse_l4(h->l4, end, plen, sum + bpf_htons(h->proto), key);
 }
 
 static __always_inline int
-parse_arp(const void *l3, const void *end, struct afxdp_flow_key *key)
+parse_arp(const struct headers *h, const void *end,
+          struct afxdp_flow_key *key)
 {
-    const struct arp_ipv4 *arp = l3;
+    const struct arp_ipv4 *arp = h->l3;
 
-    if ((const void *) (arp + 1) > end) {
+    if (!h->l3_ok || (const void *) (arp + 1) > end) {
         return -1;
     }
-    if (arp->hrd == bpf_htons(1) && arp->pro == bpf_htons(ETH_P_IP)
-        && arp->hln == ETH_ALEN && arp->pln == 4) {
+    if (arp_eth_ipv4(arp)) {
         key->nw_src = arp->spa;
         key->nw_dst = arp->tpa;
         if (bpf_ntohs(arp->op) <= 0xff) {
@@ -507,26 +611,38 @@ parse_arp(const void *l3, const void *end, struct afxdp_flow_key *key)
     return 0;
 }
 
-/* Parses what follows the Ethernet header (and VLAN tag) at 'l3', of
- * EtherType 'type', into 'key'; 'room' is the packet's length from 'l3'
- * on.  Inlined once for each place 'l3' may be, so that every offset into
- * the packet is constant. */
+/* Parses the packet of 'ctx', 'len' bytes long, into 'key'. */
 static __always_inline int
-parse_l3(const void *l3, const void *end, __u32 room, __be16 type,
-         struct afxdp_flow_key *key)
+parse(struct xdp_md *ctx, __u32 len, struct afxdp_flow_key *key)
 {
-    if (bpf_ntohs(type) < ETH_P_802_3_MIN) {
-        return -1;              /* 802.3, maybe with LLC and SNAP. */
+    const void *end = (void *) (long) ctx->data_end;
+    const struct ethhdr *eth = (void *) (long) ctx->data;
+    struct headers h;
+
+    if (parse_headers(ctx, 1, &h) || len < 18
+        || (const void *) (eth + 1) > end) {
+        return -1;
     }
-    key->dl_type = type;
-    switch (type) {
+    key->ifindex = ctx->ingress_ifindex;
+    __builtin_memcpy(key->dl_dst, eth->h_dest, ETH_ALEN);
+    __builtin_memcpy(key->dl_src, eth->h_source, ETH_ALEN);
+    if (h.l2_len != 14) {
+        key->vlan_tpid = h.eth_type;
+        key->vlan_tci = h.vlan_tci | bpf_htons(0x1000);
+    }
+    if (bpf_ntohs(h.type) < ETH_P_802_3_MIN) {
+        return -1;              /* 802.3, maybe with LLC and SNAP; or a
+                                 * VLAN tag cut short. */
+    }
+    key->dl_type = h.type;
+    switch (h.type) {
     case bpf_htons(ETH_P_IP):
-        return parse_ipv4(l3, end, room, key);
+        return parse_ipv4(&h, end, len - h.l2_len, key);
     case bpf_htons(ETH_P_IPV6):
-        return parse_ipv6(l3, end, room, key);
+        return parse_ipv6(&h, end, len - h.l2_len, key);
     case bpf_htons(ETH_P_ARP):
     case bpf_htons(ETH_P_RARP):
-        return parse_arp(l3, end, key);
+        return parse_arp(&h, end, key);
     case bpf_htons(ETH_P_8021Q):
     case bpf_htons(ETH_P_8021AD):
     case bpf_htons(ETH_P_MPLS_UC):
@@ -535,34 +651,6 @@ parse_l3(const void *l3, const void *end, __u32 room, __be16 type,
         return -1;
     }
     return 0;
-}
-
-/* Parses the packet of 'ctx', 'len' bytes long, into 'key'. */
-static __always_inline int
-parse(struct xdp_md *ctx, __u32 len, struct afxdp_flow_key *key)
-{
-    const void *data = (void *) (long) ctx->data;
-    const void *end = (void *) (long) ctx->data_end;
-    const struct ethhdr *eth = data;
-
-    if ((const void *) (eth + 1) > end || len < 18) {
-        return -1;
-    }
-    key->ifindex = ctx->ingress_ifindex;
-    __builtin_memcpy(key->dl_dst, eth->h_dest, ETH_ALEN);
-    __builtin_memcpy(key->dl_src, eth->h_source, ETH_ALEN);
-    if (eth->h_proto == bpf_htons(ETH_P_8021Q)
-        || eth->h_proto == bpf_htons(ETH_P_8021AD)) {
-        const __be16 *vlan = (const void *) (eth + 1);
-
-        if ((const void *) (vlan + 2) > end) {
-            return -1;
-        }
-        key->vlan_tpid = eth->h_proto;
-        key->vlan_tci = vlan[0] | bpf_htons(0x1000);
-        return parse_l3(vlan + 2, end, len - 18, vlan[1], key);
-    }
-    return parse_l3(eth + 1, end, len - 14, eth->h_proto, key);
 }
 
 /* Looks the parsed packet up in each mask's table.  The loop is unrolled,

@@ -15,12 +15,14 @@ import statistics
 import sys
 
 ORDER = ["xdp-bare", "afxdp", "afxdp-base", "afxdp-sleep", "afxdp-offload",
+         "afxdp-base-offload",
          "afxdp-offload-sleep", "afxdp-nohash", "afxdp-socket-tx", "afxdp-socket-tx2048",
          "afxdp-nocsum", "afxdp-ring1024", "afxdp-busypoll",
          "afxdp-busypoll-defer", "upstream", "system", "dpdk"]
 NAMES = {
     "afxdp": "ovs-afxdp (this series)",
     "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
+    "afxdp-base-offload": "ovs-afxdp as built in BENCH_BASE, hw-offload=true",
     "xdp-bare": "bare XDP program (drop, redirect)",
     "afxdp-offload": "ovs-afxdp, hw-offload=true (flows in XDP)",
     "afxdp-offload-sleep": "ovs-afxdp, hw-offload=true, pmd-sleep-max",

@@ -33,7 +33,8 @@
 # options:ring-size=1024, the default before 2048; "afxdp-busypoll": this
 # series with options:busy-poll=true; "afxdp-base": the series as built
 # in the Open vSwitch tree BENCH_BASE (another commit's build/ovs, for a
-# change's before and after in one run); "afxdp-busypoll-defer": the same with
+# change's before and after in one run), and "afxdp-base-offload", the same
+# with other_config:hw-offload=true; "afxdp-busypoll-defer": the same with
 # the OVS side veths' napi_defer_hard_irqs=2 and gro_flush_timeout=200000,
 # as the guide advises; "afxdp-socket-tx2048": "afxdp-socket-tx" with
 # options:tx-budget=2048, where Linux 6.17 allows it; "afxdp-offload":
@@ -177,7 +178,7 @@ start_ovs() {
         return
     fi
     case $impl in
-    afxdp-base)
+    afxdp-base|afxdp-base-offload)
             vswitchd=${BENCH_BASE:?afxdp-base needs BENCH_BASE}/vswitchd/ovs-vswitchd
             schema=$BENCH_BASE/vswitchd/vswitch.ovsschema ;;
     afxdp*) vswitchd=$OVS/vswitchd/ovs-vswitchd
@@ -198,7 +199,7 @@ start_ovs() {
     ovs-vsctl --no-wait init -- set Open_vSwitch . \
         other_config:pmd-cpu-mask=0x2
     case $impl in
-    afxdp-offload|afxdp-offload-sleep)
+    afxdp-offload|afxdp-offload-sleep|afxdp-base-offload)
         ovs-vsctl --no-wait set Open_vSwitch . other_config:hw-offload=true
         ;;
     esac
