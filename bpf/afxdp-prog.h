@@ -265,7 +265,7 @@ struct afxdp_flow_stats {
 
 struct afxdp_parse_probe {
     __u32 parsed;               /* 0: left to user space. */
-    __u32 pad;
+    __u32 steered;              /* 1: steering passes it to the kernel. */
     struct afxdp_flow_key key;
 };
 

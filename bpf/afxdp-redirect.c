@@ -1040,7 +1040,8 @@ afxdp_redirect_vlan(struct xdp_md *ctx)
 /* For the tests (tests/test-afxdp-parse.c), never attached: stores in
  * 'parse_probe' the key that the flow table would be searched for with
  * the packet of a BPF_PROG_RUN, or that the packet would be left to user
- * space. */
+ * space, and whether steering (as 'steer_cfg' says) would pass the packet
+ * to the kernel. */
 struct {
     __uint(type, BPF_MAP_TYPE_ARRAY);
     __uint(max_entries, 1);
@@ -1057,6 +1058,7 @@ afxdp_parse_probe(struct xdp_md *ctx)
 
     probe = bpf_map_lookup_elem(&parse_probe, &zero);
     if (probe) {
+        probe->steered = steer_to_kernel(ctx);
         probe->parsed = flow_key(ctx, &probe->key) >= 0;
     }
     return XDP_PASS;

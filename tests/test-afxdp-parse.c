@@ -26,11 +26,18 @@
  * vSwitch's flow, and it must leave it if Open vSwitch found a field that
  * the program does not parse (a second VLAN tag, MPLS, ...).  Prints how
  * many frames the program took and left; each disagreement is printed
- * with the frame and fails the test. */
+ * with the frame and fails the test.
+ *
+ * The same run checks the program's steering (options:pass-to-kernel),
+ * which shares the parser, against steer_expected() below: a model of
+ * what afxdp-prog.h says steering does, reading the frame's bytes by
+ * itself, with the addresses and rules of 'steer_addrs' and
+ * 'steer_rules'. */
 
 #include <config.h>
 #undef NDEBUG
 
+#include <arpa/inet.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -68,6 +75,159 @@ print_key_diff(const struct afxdp_flow_key *got,
     }
 }
 
+/* The device's addresses and the rules that steering runs with here,
+ * chosen among the addresses, ports and EtherTypes of the frames that
+ * afxdp-offload-diff.py makes. */
+static const char *const steer_addrs[] = { "10.0.0.2", "fd00::2" };
+static const struct {
+    uint16_t ethertype, port;
+    uint8_t proto;
+} steer_rules[] = {
+    { 0x88b5, 0, 0 },           /* By EtherType. */
+    { ETH_TYPE_IP, 0, IPPROTO_SCTP },
+    { ETH_TYPE_IP, 80, IPPROTO_TCP },
+    { ETH_TYPE_IP, 53, IPPROTO_UDP },
+    { ETH_TYPE_IPV6, 443, IPPROTO_TCP },
+    { ETH_TYPE_IPV6, 0, IPPROTO_UDP },
+};
+
+static bool
+steer_rule(uint16_t ethertype, uint8_t proto, uint16_t port)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(steer_rules); i++) {
+        if (steer_rules[i].ethertype == ethertype
+            && steer_rules[i].proto == proto && steer_rules[i].port == port) {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Whether the 16 bytes at 'addr' (an IPv6 address), or the 4 at 'addr' if
+ * 'ipv4', are one of steer_addrs[]. */
+static bool
+steer_local(const uint8_t *addr, bool ipv4)
+{
+    for (size_t i = 0; i < ARRAY_SIZE(steer_addrs); i++) {
+        bool is_ipv6 = strchr(steer_addrs[i], ':') != NULL;
+        uint8_t a[16];
+
+        if (is_ipv6 != ipv4) {
+            ovs_assert(inet_pton(ipv4 ? AF_INET : AF_INET6, steer_addrs[i],
+                                 a) == 1);
+            if (!memcmp(a, addr, ipv4 ? 4 : 16)) {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+static bool
+ipv6_ext(uint8_t nh)
+{
+    return (nh == 0 || nh == 43 || nh == 44 || nh == 50 || nh == 51
+            || nh == 59 || nh == 60 || nh == 135 || nh == 139 || nh == 140);
+}
+
+/* A rule by protocol, or by the destination port of a TCP, UDP or SCTP
+ * header at 'l4' (if 'has_l4', and with 'n' bytes from 'l4' on). */
+static bool
+steer_ip_rule(uint16_t ethertype, uint8_t proto, const uint8_t *l4,
+              bool has_l4, size_t n)
+{
+    if (steer_rule(ethertype, proto, 0)) {
+        return true;
+    }
+    return (has_l4 && n >= 4
+            && (proto == IPPROTO_TCP || proto == IPPROTO_UDP
+                || proto == IPPROTO_SCTP)
+            && steer_rule(ethertype, proto, (l4[2] << 8) | l4[3]));
+}
+
+/* Whether steering with AFXDP_STEER_LOCAL and AFXDP_STEER_RULES passes the
+ * 'n' bytes of frame 'p' to the kernel, by afxdp-prog.h's description. */
+static bool
+steer_expected(const uint8_t *p, size_t n)
+{
+    uint16_t type = (p[12] << 8) | p[13];
+    const uint8_t *l3 = p + 14;
+
+    n -= 14;
+    if (steer_rule(type, 0, 0)) {
+        return true;
+    }
+    if (type == ETH_TYPE_ARP) {
+        return (n >= 28 && l3[0] == 0 && l3[1] == 1 && l3[2] == 8
+                && l3[3] == 0 && l3[4] == 6 && l3[5] == 4
+                && steer_local(l3 + 24, true));
+    } else if (type == ETH_TYPE_IP) {
+        unsigned int ihl = l3[0] & 0xf;
+        bool later = ((l3[6] << 8) | l3[7]) & 0x1fff;
+
+        return (n >= 20 && ihl >= 5
+                && (steer_local(l3 + 16, true)
+                    || steer_ip_rule(type, l3[9], l3 + 20,
+                                     ihl == 5 && !later, n - 20)));
+    } else if (type == ETH_TYPE_IPV6) {
+        const uint8_t *l4 = l3 + 40;
+
+        return (n >= 40
+                && (steer_local(l3 + 24, false)
+                    || (l3[6] == IPPROTO_ICMPV6 && n >= 40 + 24
+                        && l4[0] == 135 && steer_local(l4 + 8, false))
+                    || steer_ip_rule(type, l3[6], l4, !ipv6_ext(l3[6]),
+                                     n - 40)));
+    }
+    return false;
+}
+
+/* Fills the object's steering maps with steer_addrs[] and steer_rules[],
+ * and turns steering on. */
+static void
+steer_setup(struct bpf_object *obj)
+{
+    struct afxdp_steer_cfg cfg = {
+        .flags = AFXDP_STEER_LOCAL | AFXDP_STEER_RULES,
+    };
+    struct bpf_map *map;
+    uint32_t zero = 0;
+    uint8_t one = 1;
+
+    map = bpf_object__find_map_by_name(obj, AFXDP_STEER_ADDRS_NAME);
+    ovs_assert(map);
+    for (size_t i = 0; i < ARRAY_SIZE(steer_addrs); i++) {
+        struct afxdp_steer_addr key;
+        struct in6_addr a;
+        ovs_be32 a4;
+
+        if (inet_pton(AF_INET, steer_addrs[i], &a4) == 1) {
+            in6_addr_set_mapped_ipv4(&a, a4);
+        } else {
+            ovs_assert(ipv6_parse(steer_addrs[i], &a));
+        }
+        memcpy(key.addr, &a, sizeof key.addr);
+        ovs_assert(!bpf_map_update_elem(bpf_map__fd(map), &key, &one,
+                                        BPF_ANY));
+    }
+    map = bpf_object__find_map_by_name(obj, AFXDP_STEER_RULES_NAME);
+    ovs_assert(map);
+    for (size_t i = 0; i < ARRAY_SIZE(steer_rules); i++) {
+        struct afxdp_steer_rule key = {
+            .ethertype = htons(steer_rules[i].ethertype),
+            .proto = steer_rules[i].proto,
+            .port = htons(steer_rules[i].port),
+        };
+
+        ovs_assert(!bpf_map_update_elem(bpf_map__fd(map), &key, &one,
+                                        BPF_ANY));
+    }
+    map = bpf_object__find_map_by_name(obj, AFXDP_STEER_CFG_NAME);
+    ovs_assert(map);
+    ovs_assert(!bpf_map_update_elem(bpf_map__fd(map), &zero, &cfg,
+                                    BPF_ANY));
+}
+
 /* Runs 'frame' through the probe; returns the probe's verdict. */
 static void
 probe_frame(int prog_fd, int map_fd, const struct dp_packet *frame,
@@ -90,6 +250,7 @@ static void
 test_afxdp_parse_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
 {
     size_t n_frames = 0, n_taken = 0, n_left = 0, n_wrong = 0;
+    size_t n_steered = 0, n_steer_wrong = 0;
     struct bpf_program *prog = NULL, *p;
     struct ds line = DS_EMPTY_INITIALIZER;
     struct bpf_object *obj;
@@ -121,6 +282,7 @@ test_afxdp_parse_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     map = bpf_object__find_map_by_name(obj, AFXDP_PARSE_PROBE_MAP_NAME);
     ovs_assert(map);
     map_fd = bpf_map__fd(map);
+    steer_setup(obj);
 
     while (!ds_get_line(&line, stdin)) {
         struct afxdp_flow_key want;
@@ -138,9 +300,18 @@ test_afxdp_parse_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
         n_frames++;
 
         probe_frame(prog_fd, map_fd, frame, &probe);
-        if (probe.parsed > 1) {
+        if (probe.parsed > 1 || probe.steered > 1) {
             ovs_fatal(0, "the probe did not run");
         }
+        if (probe.steered != steer_expected(dp_packet_data(frame),
+                                            dp_packet_size(frame))) {
+            n_steer_wrong++;
+            printf("frame %"PRIuSIZE" %s the kernel by steering, "
+                   "against its description:\n  %s\n", n_frames,
+                   probe.steered ? "passed to" : "not passed to",
+                   ds_cstr(&line));
+        }
+        n_steered += probe.steered;
 
         /* flow_extract() moves the data pointers of the copy it is
          * given; the probe had the frame as it was. */
@@ -172,7 +343,11 @@ test_afxdp_parse_main(int argc OVS_UNUSED, char *argv[] OVS_UNUSED)
     printf("%"PRIuSIZE" frames: %"PRIuSIZE" parsed as Open vSwitch does, "
            "%"PRIuSIZE" left to user space, %"PRIuSIZE" wrong\n",
            n_frames, n_taken, n_left, n_wrong);
-    exit(n_wrong || !n_taken ? 1 : 0);
+    printf("steering: %"PRIuSIZE" frames passed to the kernel, "
+           "%"PRIuSIZE" not, %"PRIuSIZE" against its description\n",
+           n_steered, n_frames - n_steered, n_steer_wrong);
+    exit(n_wrong || !n_taken || n_steer_wrong || !n_steered
+         || n_steered == n_frames ? 1 : 0);
 }
 
 OVSTEST_REGISTER("test-afxdp-parse", test_afxdp_parse_main);
