@@ -11,7 +11,10 @@
 # and, when named in BENCH_TCP_IMPLS:
 #   afxdp-budget2048  this series with options:tx-budget=2048 (Linux
 #             6.17), where the default is 32;
-#   afxdp-busypoll  this series with options:busy-poll=true.
+#   afxdp-busypoll  this series with options:busy-poll=true;
+#   afxdp-base  the series as built in the Open vSwitch tree BENCH_BASE
+#             (another commit's build/ovs, for a change's before and
+#             after in one run).
 # Interleaved (each repeat runs every case in turn), median of the repeats.
 #
 #   ns afxt-a (ta, 10.9.1.1) --veth-- ovs-ta  [switch]  ovs-tb --veth-- (tb, 10.9.1.2) ns afxt-b
@@ -22,6 +25,20 @@
 # ports of the OVS implementations, e.g. options:ring-size=4096 for this
 # series), BENCH_TCP_MTUS (default "1500 9000").  Output:
 # build/bench/tcp-results.md and tcp-results.txt.
+#
+# Then request-response latency (sockperf ping-pong, TCP, 64-byte
+# messages, BENCH_TCP_SECONDS) through the same switches at MTU 1500,
+# with GRO off (the default of a container's veth) and on in both
+# namespaces (which lets the switch's veths take XDP frames: this series
+# then transmits by XDP, unless options:xdp-xmit=false, the
+# "afxdp-socket-tx" implementation).  BENCH_LAT_IMPLS (default "afxdp
+# afxdp-socket-tx upstream bridge"), BENCH_LAT_GRO (default "off on";
+# also "xdp": GRO off and an XDP program passing every packet on each
+# namespace's veth).
+# Output: build/bench/latency-results.md and latency-results.txt.
+# BENCH_TCP_PARTS (default "throughput latency") chooses the parts;
+# BENCH_TCP_GRO (default "off"; "on", "xdp" as for BENCH_LAT_GRO) sets the
+# namespaces' veths for the throughput part.
 set -euo pipefail
 
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -113,6 +130,8 @@ start_switch() {
     afxdp) tree=$BUILD/ovs ;;
     afxdp-budget2048) tree=$BUILD/ovs extra="options:tx-budget=2048" ;;
     afxdp-busypoll) tree=$BUILD/ovs extra="options:busy-poll=true" ;;
+    afxdp-socket-tx) tree=$BUILD/ovs extra="options:xdp-xmit=false" ;;
+    afxdp-base) tree=${BENCH_BASE:?afxdp-base needs BENCH_BASE} ;;
     upstream) tree=$BUILD/upstream ;;
     esac
     rm -rf "$SANDBOX"
@@ -152,6 +171,7 @@ rx_dropped() {
 # measure IMPL OFFLOADS MTU: prints "Gbit/s retransmits rx-dropped".
 measure() {
     local impl=$1 offl=$2 mtu=$3 json gbps retr ringfull=n/a before after
+    peer_rx "${BENCH_TCP_GRO:-off}"
     ip netns exec $NS_A ethtool -K ta tx "$offl" >/dev/null
     ip netns exec $NS_B ethtool -K tb tx "$offl" >/dev/null
     set_mtu "$mtu"
@@ -189,39 +209,104 @@ PY
     echo "$gbps $retr $ringfull"
 }
 
+# peer_rx GRO: the namespaces' veths with GRO "on" or "off", or "xdp":
+# GRO off and an XDP program that passes every packet to the stack
+# (scripts/bench-xdp-bare.c); each way but "off" makes the switch's veths
+# take XDP frames.
+peer_rx() {
+    local obj=$OUT/xdp-pass.o
+    if [ "$1" = xdp ] && [ ! -f "$obj" ]; then
+        clang -O2 -g -target bpf -DPASS \
+            -I/usr/include/"$(gcc -print-multiarch)" \
+            -c "$TOP/scripts/bench-xdp-bare.c" -o "$obj"
+    fi
+    ip netns exec $NS_A ethtool -K ta gro "$([ "$1" = on ] && echo on || echo off)" >/dev/null
+    ip netns exec $NS_B ethtool -K tb gro "$([ "$1" = on ] && echo on || echo off)" >/dev/null
+    if [ "$1" = xdp ]; then
+        ip -n $NS_A link set dev ta xdpdrv obj "$obj" sec xdp
+        ip -n $NS_B link set dev tb xdpdrv obj "$obj" sec xdp
+    else
+        ip -n $NS_A link set dev ta xdp off
+        ip -n $NS_B link set dev tb xdp off
+    fi
+}
+
+# latency IMPL GRO: prints the average and 99.9th percentile of one-way
+# latency (half the round trip) in microseconds, by sockperf ping-pong,
+# with the namespaces' veths as peer_rx GRO makes them.
+latency() {
+    local impl=$1 gro=$2 log
+    peer_rx "$gro"
+    set_mtu 1500
+    start_switch "$impl" 1500
+    # Until the ports pass traffic (and the switch knows both MACs).
+    for _ in $(seq 100); do
+        ip netns exec $NS_A ping -q -c 1 -W 0.2 10.9.1.2 >/dev/null 2>&1 \
+            && break
+    done
+    ip netns exec $NS_B sockperf server --tcp -i 10.9.1.2 -p 11111 \
+        >/dev/null 2>&1 &
+    for _ in $(seq 50); do
+        ip netns exec $NS_A timeout 1 bash -c '</dev/tcp/10.9.1.2/11111' \
+            2>/dev/null && break
+        sleep 0.1
+    done
+    log=$OUT/latency-$impl-gro-$gro.log
+    ip netns exec $NS_A timeout $((SECS + 15)) sockperf ping-pong --tcp \
+        -i 10.9.1.2 -p 11111 -t "$SECS" -m 64 > "$log" 2>&1 || true
+    ip netns pids $NS_B | xargs -r kill 2>/dev/null || true
+    stop_switch
+    peer_rx off
+    python3 - "$log" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+avg = re.search(r"avg-lat(?:ency)?=\s*([0-9.]+)", text)
+p999 = re.search(r"percentile 99\.900 =\s*([0-9.]+)", text)
+print(avg.group(1) if avg else "nan", p999.group(1) if p999 else "nan")
+PY
+}
+
+command -v sockperf >/dev/null || {
+    echo "bench-tcp: installing sockperf" >&2
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q sockperf >/dev/null
+}
+
 command -v iperf3 >/dev/null || {
     echo "bench-tcp: installing iperf3" >&2
     DEBIAN_FRONTEND=noninteractive apt-get install -y -q iperf3 >/dev/null
 }
 
 results=$OUT/tcp-results.txt
-: > "$results"
 cleanup
 topology
-for r in $(seq "$REPEATS"); do
-    for mtu in $MTUS; do
-        for impl in $IMPLS; do
-            offloads="on off"
-            if [ "$mtu" != 1500 ]; then
-                [ "$impl" = upstream ] && continue
-                offloads=on
-            fi
-            for offl in $offloads; do
-                m=$(measure "$impl" "$offl" "$mtu")
-                echo "bench-tcp: run $r: $impl mtu $mtu tx-checksum=$offl:" \
-                     "$m" >&2
-                echo "$impl $mtu $offl $m" >> "$results"
+
+throughput_part() {
+    : > "$results"
+    for r in $(seq "$REPEATS"); do
+        for mtu in $MTUS; do
+            for impl in $IMPLS; do
+                offloads="on off"
+                if [ "$mtu" != 1500 ]; then
+                    [ "$impl" = upstream ] && continue
+                    offloads=on
+                fi
+                for offl in $offloads; do
+                    m=$(measure "$impl" "$offl" "$mtu")
+                    echo "bench-tcp: run $r: $impl mtu $mtu tx-checksum=$offl:" \
+                         "$m" >&2
+                    echo "$impl $mtu $offl $m" >> "$results"
+                done
             done
         done
     done
-done
-set_mtu 1500
+    set_mtu 1500
 
-python3 - "$results" "$OUT/tcp-results.md" <<'PY'
+    python3 - "$results" "$OUT/tcp-results.md" <<'PY'
 import statistics, sys
 names = {"afxdp": "ovs-afxdp (this series)",
          "afxdp-budget2048": "ovs-afxdp, tx-budget=2048",
          "afxdp-busypoll": "ovs-afxdp, busy-poll=true",
+         "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
          "upstream": "upstream afxdp", "bridge": "Linux bridge"}
 runs = {}
 for line in open(sys.argv[1]):
@@ -245,3 +330,41 @@ for (impl, mtu, offl), rs in sorted(runs.items(),
 open(sys.argv[2], "w").write("\n".join(out) + "\n")
 print("\n".join(out))
 PY
+}
+
+latency_part() {
+    local lat=$OUT/latency-results.txt impl gro r m
+    : > "$lat"
+    for r in $(seq "$REPEATS"); do
+        for gro in ${BENCH_LAT_GRO:-off on}; do
+            for impl in ${BENCH_LAT_IMPLS:-afxdp afxdp-socket-tx upstream bridge}; do
+                m=$(latency "$impl" "$gro")
+                echo "bench-tcp: run $r: latency $impl gro=$gro: $m" >&2
+                echo "$impl $gro $m" >> "$lat"
+            done
+        done
+    done
+    python3 - "$lat" "$OUT/latency-results.md" <<'PY'
+import statistics, sys
+names = {"afxdp": "ovs-afxdp (this series)",
+         "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
+         "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
+         "upstream": "upstream afxdp", "bridge": "Linux bridge"}
+runs = {}
+for line in open(sys.argv[1]):
+    impl, gro, avg, p999 = line.split()
+    runs.setdefault((gro, impl), []).append((float(avg), float(p999)))
+out = ["| switch | namespaces' GRO | average us (median) | P99.9 us (median) "
+       "| runs |", "|---|---|---|---|---|"]
+for (gro, impl), rs in runs.items():
+    out.append("| %s | %s | %.1f | %.1f | %d |" % (
+        names.get(impl, impl), gro, statistics.median(r[0] for r in rs),
+        statistics.median(r[1] for r in rs), len(rs)))
+open(sys.argv[2], "w").write("\n".join(out) + "\n")
+print("\n".join(out))
+PY
+}
+
+for part in ${BENCH_TCP_PARTS:-throughput latency}; do
+    "${part}_part"
+done
