@@ -306,6 +306,7 @@ import statistics, sys
 names = {"afxdp": "ovs-afxdp (this series)",
          "afxdp-budget2048": "ovs-afxdp, tx-budget=2048",
          "afxdp-busypoll": "ovs-afxdp, busy-poll=true",
+         "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
          "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
          "upstream": "upstream afxdp", "bridge": "Linux bridge"}
 runs = {}
