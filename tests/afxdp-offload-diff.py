@@ -386,9 +386,15 @@ class Unixctl:
         return profiled("appctl " + method, self.call, method, *params)
 
     def call(self, method, *params):
+        self.send(method, *params)
+        return self.reply(method)
+
+    def send(self, method, *params):
         self.id += 1
         self.sock.sendall(json.dumps({"method": method, "params": params,
                                       "id": self.id}).encode())
+
+    def reply(self, method):
         decoder = json.JSONDecoder()
         while True:
             try:
@@ -403,6 +409,38 @@ class Unixctl:
         if msg.get("error"):
             raise RuntimeError("%s: %s" % (method, msg["error"]))
         return msg["result"]
+
+
+class Revalidation:
+    """Revalidation rounds on demand.  ovs-appctl revalidator/wait returns
+    when the round in progress ends, which may have begun before the
+    call, and the revalidators start one only every max-revalidator
+    (100 ms at least) unless something changed; two waits in a row take
+    about 160 ms.  Here the revalidators are paused (no round is in
+    progress then), a wait is queued on a second connection, and resuming
+    them starts a round at once: the wait's reply comes when a round that
+    began after the call has pushed every flow's statistics and
+    revalidated the flows."""
+
+    def __init__(self, appctl):
+        self.appctl = appctl
+        self.waiter = Unixctl()
+
+    def __call__(self):
+        profiled("revalidation round", self.round)
+
+    def round(self):
+        self.appctl.call("revalidator/pause")
+        self.waiter.send("revalidator/wait")
+        # The version request makes sure that the wait is taken in before
+        # the resume: each pass of ovs-vswitchd's main loop serves every
+        # control connection, so the wait, sent first, is taken in no
+        # later than the pass that answers the version request.  Else the
+        # round that the resume starts could end before the wait is taken
+        # in, and the next round, up to max-revalidator later, answer it.
+        self.appctl.call("version")
+        self.appctl.call("revalidator/resume")
+        self.waiter.reply("revalidator/wait")
 
 
 def ofctl(*args, data=None):
@@ -443,6 +481,18 @@ COVERAGE = ["xdp_offload_ref_replaced", "xdp_offload_del_unmatched",
 def coverage(appctl):
     return {name: int(appctl("coverage/read-counter", name))
             for name in COVERAGE}
+
+
+# The main thread's requests that the revalidators revalidate every flow,
+# by reason.
+REVALIDATION_REQUESTS = ["rev_reconfigure", "rev_stp", "rev_rstp",
+                         "rev_bond", "rev_port_toggled", "rev_flow_table",
+                         "rev_mac_learning", "rev_mcast_snooping"]
+
+
+def revalidation_requests(appctl):
+    return sum(int(appctl("coverage/read-counter", name))
+               for name in REVALIDATION_REQUESTS)
 
 
 def offload_requests(appctl):
@@ -584,7 +634,7 @@ def stateful(case):
                                          for m in p["mods"]])
 
 
-def run_case(case, appctl, socks, expected):
+def run_case(case, appctl, revalidate, socks, expected):
     for s in socks:
         receive(s)
     ofctl("del-flows", "br0")
@@ -607,19 +657,28 @@ def run_case(case, appctl, socks, expected):
     xdp_start = counts[1]
     ports_start = port_counters()
     out = [[] for _ in socks]
-    for phase in case["phases"]:
+    for phase_i, phase in enumerate(case["phases"]):
         if phase["mods"]:
             # Statistics go to the rules that the megaflows' actions came
             # from when they are pushed: all pushed before the rules change
             # (a revalidation round that began after the last packet), and
             # the megaflows revalidated after (one that began after the
             # change), or else what each rule counts depends on timing.
-            appctl("revalidator/wait")
-            appctl("revalidator/wait")
+            revalidate()
             for mod in phase["mods"]:
                 ofctl(mod[0], "br0", mod[1])
-            appctl("revalidator/wait")
-            appctl("revalidator/wait")
+            # The main thread asks the revalidators to take new tables in
+            # the first pass of its loop after a change, which may come
+            # after the round below has begun.  One more change, to a
+            # table that no rule leads to, is sure to ask them again; once
+            # the main thread's counters show a request after the case's
+            # changes, the round below begins after it.
+            asked = revalidation_requests(appctl)
+            ofctl("add-flow", "br0",
+                  "table=250,priority=%d,actions=drop" % (phase_i + 1))
+            wait_for("the revalidators to be asked",
+                     lambda: revalidation_requests(appctl) > asked)
+            revalidate()
             # And XDP has caught up: until it has, a deleted or modified
             # flow runs there as it was.
             wait_for("the offload provider's requests",
@@ -649,8 +708,7 @@ def run_case(case, appctl, socks, expected):
                 out[i] += receive(s)
     # The statistics of every packet: a revalidation round that began after
     # the last one.
-    appctl("revalidator/wait")
-    appctl("revalidator/wait")
+    revalidate()
     rules = {}
     for line in ofctl_out("dump-flows", "br0").splitlines():
         fields = dict(f.split("=", 1) for f in line.strip().split(", ")
@@ -805,13 +863,15 @@ def main():
                 record = json.loads(line)
                 expected[record["seed"]] = record
     appctl = Unixctl()
+    revalidate = Revalidation(appctl)
     socks = [open_port(i) for i in range(N_PORTS)]
     n_diff = n_xdp = n_frames = n_tolerated = 0
     start = time.monotonic()
     with open(out_name, "w") as out:
         for seed_i in range(seed, seed + n):
             case = gen_case(seed_i)
-            result = run_case(case, appctl, socks, expected.get(seed_i))
+            result = run_case(case, appctl, revalidate, socks,
+                              expected.get(seed_i))
             out.write(json.dumps(result) + "\n")
             n_xdp += result["xdp"]
             n_frames += sum(len(p["frames"]) for p in case["phases"])
