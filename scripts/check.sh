@@ -185,7 +185,7 @@ run_offload_diff() {
 # with a few of the differential test's cases.  LeakSanitizer too: OVS's
 # atlocal turns it off unless asked.
 run_sanitize() {
-    export ASAN_OPTIONS=detect_leaks=1 AFXDP_DIFF_CASES=${AFXDP_DIFF_CASES:-5}
+    export ASAN_OPTIONS=detect_leaks=1 AFXDP_DIFF_CASES=${AFXDP_DIFF_CASES:-20}
     echo "== sanitize: unit tests under ASan + UBSan (build/asan)"
     unit_tests "$TOP/build/asan" sanitize-unit
     echo "== sanitize: system-afxdp tests under ASan + UBSan (build/asan)"
