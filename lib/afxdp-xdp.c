@@ -468,6 +468,50 @@ afxdp_xdp_xmit_peer_obstacle(int ifindex)
             ? "veth peer runs no XDP program" : NULL);
 }
 
+/* Returns NULL if the kernel lets an XDP program call
+ * bpf_xdp_adjust_meta(), which the RX hash and XDP transmit need (the
+ * first to put the hash in front of the packet, the second to take
+ * metadata away from it), otherwise why not.  Some builds refuse the
+ * helper to every XDP program ("program of this type cannot use helper
+ * bpf_xdp_adjust_meta"), and so do kernels before 4.15.  Asked once, by
+ * loading a program of four instructions that calls it. */
+static const char *
+afxdp_xdp_probe_meta(void)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    static const char *reason;
+
+    if (ovsthread_once_start(&once)) {
+        const struct bpf_insn insns[] = {
+            /* r2 = -4; r0 = bpf_xdp_adjust_meta(r1, r2); return XDP_PASS */
+            { .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_2,
+              .imm = -4 },
+            { .code = BPF_JMP | BPF_CALL, .imm = BPF_FUNC_xdp_adjust_meta },
+            { .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+              .imm = XDP_PASS },
+            { .code = BPF_JMP | BPF_EXIT },
+        };
+        int fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "afxdp_meta_probe",
+                               "Dual BSD/GPL", insns, ARRAY_SIZE(insns),
+                               NULL);
+
+        if (fd >= 0) {
+            close(fd);
+        } else if (errno == EINVAL) {
+            reason = "the kernel refuses bpf_xdp_adjust_meta() to XDP "
+                     "programs";
+            VLOG_INFO("%s: no RX hash and no XDP transmit", reason);
+        } else {
+            /* Not the helper's fault (no privilege, no memory): the
+             * programs' own loading will tell. */
+            VLOG_INFO("cannot probe bpf_xdp_adjust_meta() (%s)",
+                      ovs_strerror(errno));
+        }
+        ovsthread_once_done(&once);
+    }
+    return reason;
+}
+
 /* Returns NULL if device 'ifindex' is better served by XDP transmit than
  * by the RX hash program, which cannot transmit: when it takes XDP frames
  * to transmit and has no zero-copy AF_XDP (whose sockets transmit without
@@ -901,6 +945,9 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
         return EBUSY;
     }
 
+    if (!xmit_status) {
+        xmit_status = afxdp_xdp_probe_meta();
+    }
     if (cfg->rx_hash && !xmit_status) {
         xmit_status = afxdp_xdp_probe_xmit_preferred(ifindex);
     }
@@ -909,6 +956,12 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
             cfg, xmit_status, ifindex, AFXDP_NETDEV_XDP_RX_METADATA_HASH,
             "driver does not provide the RX hash to XDP",
             &hash_status, &hash_reason);
+        if (rx_hash && afxdp_xdp_probe_meta()) {
+            /* The VLAN tags do not need it. */
+            rx_hash = false;
+            hash_status = "unavailable";
+            hash_reason = afxdp_xdp_probe_meta();
+        }
     }
     rx_vlan = afxdp_xdp_bound_feature(
         cfg, xmit_status, ifindex, AFXDP_NETDEV_XDP_RX_METADATA_VLAN_TAG,
