@@ -188,7 +188,26 @@ struct afxdp_steer_rule {
 
 struct afxdp_flow_cfg {
     __u32 n_slots;              /* Mask slots to look at. */
+    __u32 gen;                  /* The table's generation (below). */
 };
+
+/* The flow cache: each CPU keeps, in 'flow_cache', the action that the
+ * table gave the last packet of each of AFXDP_FLOW_CACHE_SIZE keys (by a
+ * hash of the whole key), or that it had none, so that a packet like it
+ * is executed or left to user space without a search of every mask's
+ * table.
+ *
+ * An entry is valid only under the generation of the table it was taken
+ * from.  User space makes the generation odd before it changes the table
+ * (the cache is then neither read nor filled), and even again only after
+ * a grace period of the kernel's RCU during which the table did not
+ * change: a program that reads that even generation began after the
+ * grace period began, after every change, and so cannot have read the
+ * table as it was before one, whatever order the CPU loads in.  0 is
+ * never a valid generation. */
+#define AFXDP_FLOW_CACHE_NAME "flow_cache"
+#define AFXDP_FLOW_CACHE_BITS 8
+#define AFXDP_FLOW_CACHE_SIZE (1u << AFXDP_FLOW_CACHE_BITS)
 
 /* All in network byte order, as in the packet, except 'ifindex'. */
 struct afxdp_flow_key {
@@ -248,6 +267,13 @@ struct afxdp_flow_action {
     __u8 eth_src_mask[6];
 };
 
+struct afxdp_flow_cache_entry {
+    __u32 gen;                  /* 0: empty or being written. */
+    __u32 miss;                 /* 1: the key matches no flow. */
+    struct afxdp_flow_key key;
+    struct afxdp_flow_action action;
+};
+
 /* Written by every CPU that runs a flow's actions, without a lock: the
  * counts by atomic adds, 'used' and 'tcp_flags' by plain stores (a lost
  * update of either is harmless). */
@@ -278,6 +304,8 @@ enum afxdp_flow_counter {
     AFXDP_FLOW_ACTION_FAILED,   /* Dropped: an action failed. */
     AFXDP_FLOW_VLAN_FAILED,     /* Dropped: its VLAN tag could not be put
                                  * back in the packet. */
+    AFXDP_FLOW_CACHE_HIT,       /* Executed in XDP, found in the cache
+                                 * (also counted in AFXDP_FLOW_HIT). */
     AFXDP_FLOW_N_COUNTERS
 };
 

@@ -117,6 +117,13 @@ struct {
 
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+    __uint(max_entries, AFXDP_FLOW_CACHE_SIZE);
+    __type(key, __u32);
+    __type(value, struct afxdp_flow_cache_entry);
+} flow_cache SEC(".maps");
+
+struct {
+    __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
     __uint(max_entries, AFXDP_FLOW_N_COUNTERS);
     __type(key, __u32);
     __type(value, __u64);
@@ -687,6 +694,61 @@ flow_lookup(const struct afxdp_flow_key *key, __u32 n_slots)
     return found;
 }
 
+/* The entry of this CPU's flow cache for 'key' under generation 'gen',
+ * or NULL if the cache is not to be used (see afxdp-prog.h). */
+static __always_inline struct afxdp_flow_cache_entry *
+flow_cache_entry(const struct afxdp_flow_key *key, __u32 gen)
+{
+    const __u64 *k = (const __u64 *) key;
+    __u64 h = 0;
+    __u32 slot;
+
+    if (!gen || gen & 1) {
+        return 0;
+    }
+#pragma unroll
+    for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
+        h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
+    }
+    slot = h >> (64 - AFXDP_FLOW_CACHE_BITS);
+    return bpf_map_lookup_elem(&flow_cache, &slot);
+}
+
+/* Whether 'e' holds the action for 'key' under generation 'gen'. */
+static __always_inline int
+flow_cache_hit(const struct afxdp_flow_cache_entry *e,
+               const struct afxdp_flow_key *key, __u32 gen)
+{
+    const __u64 *k = (const __u64 *) key;
+    const __u64 *c = (const __u64 *) &e->key;
+    __u64 diff = e->gen ^ gen;
+
+#pragma unroll
+    for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
+        diff |= k[i] ^ c[i];
+    }
+    return !diff;
+}
+
+/* Stores in 'e' that 'key' takes 'action' (none if NULL) under
+ * generation 'gen'.  The generation goes last: a program that runs in
+ * between on this CPU (an interrupt's) finds the entry empty. */
+static __always_inline void
+flow_cache_put(struct afxdp_flow_cache_entry *e,
+               const struct afxdp_flow_key *key,
+               const struct afxdp_flow_action *action, __u32 gen)
+{
+    e->gen = 0;
+    asm volatile("" ::: "memory");
+    __builtin_memcpy(&e->key, key, sizeof e->key);
+    if (action) {
+        __builtin_memcpy(&e->action, action, sizeof e->action);
+    }
+    e->miss = !action;
+    asm volatile("" ::: "memory");
+    e->gen = gen;
+}
+
 static __always_inline void
 flow_account(const struct afxdp_flow_action *action,
              const struct afxdp_flow_key *key, __u64 bytes)
@@ -819,15 +881,19 @@ static __always_inline int
 offload(struct xdp_md *ctx)
 {
     const struct afxdp_flow_action *action;
+    struct afxdp_flow_cache_entry *cached;
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
     __u32 zero = 0;
+    __u32 gen;
     int len;
 
     cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
     if (!cfg || !cfg->n_slots) {
         return -1;
     }
+    /* Read before the table is. */
+    gen = *(volatile const __u32 *) &cfg->gen;
     /* Only the port's own queues: a packet on a queue that the port left
      * to the kernel (options:start-queue, n_rxq) is the host's, whatever
      * flow it would match. */
@@ -839,7 +905,18 @@ offload(struct xdp_md *ctx)
         flow_count(AFXDP_FLOW_UNPARSED);
         return -1;
     }
-    action = flow_lookup(&key, cfg->n_slots);
+    cached = flow_cache_entry(&key, gen);
+    if (cached && flow_cache_hit(cached, &key, gen)) {
+        action = cached->miss ? 0 : &cached->action;
+        if (action) {
+            flow_count(AFXDP_FLOW_CACHE_HIT);
+        }
+    } else {
+        action = flow_lookup(&key, cfg->n_slots);
+        if (cached) {
+            flow_cache_put(cached, &key, action, gen);
+        }
+    }
     if (!action) {
         flow_count(AFXDP_FLOW_MISS);
         return -1;

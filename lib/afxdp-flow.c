@@ -52,6 +52,7 @@ enum afxdp_flow_map {
     MAP_TABLE,
     MAP_STATS,
     MAP_COUNTERS,
+    MAP_CACHE,
     N_MAPS
 };
 
@@ -77,10 +78,13 @@ static const struct afxdp_flow_map_def {
                     BPF_F_MMAPABLE },
     [MAP_COUNTERS] = { AFXDP_FLOW_COUNTERS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY,
                        4, sizeof(uint64_t), AFXDP_FLOW_N_COUNTERS, 0 },
+    [MAP_CACHE] = { AFXDP_FLOW_CACHE_NAME, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+                    sizeof(struct afxdp_flow_cache_entry),
+                    AFXDP_FLOW_CACHE_SIZE, 0 },
 };
 
 /* Set once by afxdp_flow_init(), then read-only. */
-static int map_fds[N_MAPS] = { -1, -1, -1, -1, -1 };
+static int map_fds[N_MAPS] = { -1, -1, -1, -1, -1, -1 };
 static volatile struct afxdp_flow_stats *stats_area;
 static const char *init_reason;
 static int init_error;
@@ -98,6 +102,12 @@ static struct ovs_mutex flow_mutex = OVS_MUTEX_INITIALIZER;
 static struct afxdp_flow_slot slots[AFXDP_FLOW_MAX_MASKS]
     OVS_GUARDED_BY(flow_mutex);
 static uint32_t n_slots OVS_GUARDED_BY(flow_mutex);    /* In 'flow_cfg'. */
+
+/* The table's generation, in 'flow_cfg' (see afxdp-prog.h): odd from
+ * the first change after it was last settled, until afxdp_flow_reclaim()
+ * settles it.  'n_changes' counts the changes. */
+static uint32_t gen OVS_GUARDED_BY(flow_mutex);
+static uint64_t n_changes OVS_GUARDED_BY(flow_mutex);
 static uint32_t next_mask_id OVS_GUARDED_BY(flow_mutex) = 1;
 static struct id_pool *stats_ids OVS_GUARDED_BY(flow_mutex);
 
@@ -515,12 +525,31 @@ afxdp_flow_translate(const struct match *match, int in_ifindex,
 
 /* The table. */
 
+/* Writes the mask count 'n' and generation 'g' to 'flow_cfg'.  Returns
+ * true if it did. */
+static bool
+afxdp_flow_write_cfg(uint32_t n, uint32_t g)
+    OVS_REQUIRES(flow_mutex)
+{
+    struct afxdp_flow_cfg cfg = { .n_slots = n, .gen = g };
+    uint32_t zero = 0;
+
+    if (bpf_map_update_elem(map_fds[MAP_CFG], &zero, &cfg, BPF_ANY)) {
+        static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
+
+        VLOG_WARN_RL(&rl, "cannot update the flow table's configuration "
+                     "(%s)", ovs_strerror(errno));
+        return false;
+    }
+    n_slots = n;
+    gen = g;
+    return true;
+}
+
 static void
 afxdp_flow_write_n_slots(void)
     OVS_REQUIRES(flow_mutex)
 {
-    struct afxdp_flow_cfg cfg;
-    uint32_t zero = 0;
     uint32_t n = 0;
 
     for (uint32_t i = 0; i < AFXDP_FLOW_MAX_MASKS; i++) {
@@ -529,16 +558,21 @@ afxdp_flow_write_n_slots(void)
         }
     }
     if (n != n_slots) {
-        cfg.n_slots = n;
-        if (bpf_map_update_elem(map_fds[MAP_CFG], &zero, &cfg, BPF_ANY)) {
-            static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(1, 5);
-
-            VLOG_WARN_RL(&rl, "cannot update the flow table's mask count "
-                         "(%s)", ovs_strerror(errno));
-            return;
-        }
-        n_slots = n;
+        afxdp_flow_write_cfg(n, gen);
     }
+}
+
+/* Called before each change of the table's maps, in the same critical
+ * section as the change: the programs stop using their flow caches
+ * until afxdp_flow_reclaim() settles the generation again.  Returns false
+ * if the generation could not be made odd, in which case the table must
+ * not change. */
+static bool
+afxdp_flow_unsettle(void)
+    OVS_REQUIRES(flow_mutex)
+{
+    n_changes++;
+    return (gen & 1) || afxdp_flow_write_cfg(n_slots, gen + 1);
 }
 
 /* Returns the slot that holds 'mask', taking a new one if needed, or -1
@@ -568,8 +602,9 @@ afxdp_flow_slot_get(const struct afxdp_flow_key *mask, const char **reason)
     memset(&value, 0, sizeof value);
     value.id = next_mask_id++;
     value.mask = *mask;
-    if (bpf_map_update_elem(map_fds[MAP_MASKS], &free_slot, &value,
-                            BPF_ANY)) {
+    if (!afxdp_flow_unsettle()
+        || bpf_map_update_elem(map_fds[MAP_MASKS], &free_slot, &value,
+                               BPF_ANY)) {
         *reason = "the kernel refused a new mask";
         return -1;
     }
@@ -587,6 +622,7 @@ afxdp_flow_slot_put(int slot)
     if (--slots[slot].n_flows == 0) {
         /* No flow refers to the mask's id any more: a program that still
          * reads the old mask finds nothing with it. */
+        afxdp_flow_unsettle();
         bpf_map_delete_elem(map_fds[MAP_MASKS], &slot);
         slots[slot].id = 0;
         afxdp_flow_write_n_slots();
@@ -612,13 +648,17 @@ afxdp_flow_wait_for_programs(void)
 }
 
 /* Returns the statistics entries of the flows removed so far to the pool,
- * once no program can count into them any more.  Takes as long as a grace
- * period of the kernel's RCU (milliseconds) if there are any: the offload
+ * once no program can count into them any more, and settles the table's
+ * generation, so that the programs use their flow caches again, if the
+ * table did not change meanwhile.  Takes as long as a grace period of the
+ * kernel's RCU (milliseconds) if there is anything to do: the offload
  * provider calls it from its own thread, between flow changes.  Returns
- * how many were reclaimed. */
+ * how many statistics entries were reclaimed. */
 size_t
 afxdp_flow_reclaim(void)
 {
+    uint64_t changes;
+    bool unsettled;
     uint32_t *ids;
     size_t n;
 
@@ -627,13 +667,19 @@ afxdp_flow_reclaim(void)
     n = n_retired;
     retired = NULL;
     n_retired = allocated_retired = 0;
+    changes = n_changes;
+    unsettled = gen & 1;
     ovs_mutex_unlock(&flow_mutex);
 
-    if (n) {
+    if (n || unsettled) {
         afxdp_flow_wait_for_programs();
         ovs_mutex_lock(&flow_mutex);
         for (size_t i = 0; i < n; i++) {
             id_pool_free_id(stats_ids, ids[i]);
+        }
+        if ((gen & 1) && n_changes == changes) {
+            /* Every change came before the grace period began. */
+            afxdp_flow_write_cfg(n_slots, gen + 1);
         }
         ovs_mutex_unlock(&flow_mutex);
     }
@@ -641,16 +687,17 @@ afxdp_flow_reclaim(void)
     return n;
 }
 
-/* Returns how many statistics entries wait for afxdp_flow_reclaim(). */
-size_t
-afxdp_flow_n_retired(void)
+/* Returns true if afxdp_flow_reclaim() has work to do: statistics entries
+ * to reclaim or a generation to settle. */
+bool
+afxdp_flow_reclaim_pending(void)
 {
-    size_t n;
+    bool pending;
 
     ovs_mutex_lock(&flow_mutex);
-    n = n_retired;
+    pending = n_retired || (gen & 1);
     ovs_mutex_unlock(&flow_mutex);
-    return n;
+    return pending;
 }
 
 static bool
@@ -703,8 +750,9 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
     memset(CONST_CAST(struct afxdp_flow_stats *, &stats_area[stats]), 0,
            sizeof stats_area[stats]);
     action.stats = stats;
-    if (bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
-                            BPF_NOEXIST)) {
+    if (!afxdp_flow_unsettle()
+        || bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
+                               BPF_NOEXIST)) {
         *reason = (errno == EEXIST ? "the same megaflow is offloaded already"
                    : errno == E2BIG ? "the XDP flow table is full"
                    : "the kernel refused the flow");
@@ -740,11 +788,17 @@ afxdp_flow_replace(struct afxdp_flow *flow, const struct afxdp_flow_rule *rule,
         return EINVAL;
     }
     action.stats = flow->stats;
-    if (bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
-                            BPF_EXIST)) {
+    ovs_mutex_lock(&flow_mutex);
+    if (!afxdp_flow_unsettle()
+        || bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
+                               BPF_EXIST)) {
+        int error = errno;
+
+        ovs_mutex_unlock(&flow_mutex);
         *reason = "the kernel refused the new actions";
-        return errno;
+        return error;
     }
+    ovs_mutex_unlock(&flow_mutex);
     flow->out_port = rule->out_port;
     return 0;
 }
@@ -759,11 +813,12 @@ afxdp_flow_remove(struct afxdp_flow *flow)
     if (!flow) {
         return;
     }
+    ovs_mutex_lock(&flow_mutex);
+    afxdp_flow_unsettle();
     if (bpf_map_delete_elem(map_fds[MAP_TABLE], &flow->lookup)) {
         VLOG_WARN("cannot remove a flow from the XDP flow table (%s)",
                   ovs_strerror(errno));
     }
-    ovs_mutex_lock(&flow_mutex);
     afxdp_flow_slot_put(flow->slot);
     if (n_retired >= allocated_retired) {
         retired = x2nrealloc(retired, &allocated_retired, sizeof *retired);
@@ -872,6 +927,7 @@ afxdp_flow_counter_name(enum afxdp_flow_counter counter)
     case AFXDP_FLOW_CSUM_PARTIAL: return "xdp_csum_partial";
     case AFXDP_FLOW_ACTION_FAILED: return "xdp_action_failed";
     case AFXDP_FLOW_VLAN_FAILED: return "xdp_vlan_restore_failed";
+    case AFXDP_FLOW_CACHE_HIT: return "xdp_cache_hits";
     case AFXDP_FLOW_N_COUNTERS: break;
     }
     return "unknown";

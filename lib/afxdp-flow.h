@@ -100,7 +100,7 @@ int afxdp_flow_replace(struct afxdp_flow *, const struct afxdp_flow_rule *,
                        const char **reason);
 void afxdp_flow_remove(struct afxdp_flow *);
 size_t afxdp_flow_reclaim(void);
-size_t afxdp_flow_n_retired(void);
+bool afxdp_flow_reclaim_pending(void);
 
 /* Statistics of an installed flow, as the program counts them. */
 struct afxdp_flow_stats_snapshot {

@@ -703,8 +703,9 @@ xdp_offload_execute(struct xdp_offload *x, struct xdp_offload_op *op)
 
 /* The provider's thread: carries out the queued requests in order and,
  * when there are none, returns the statistics entries of removed flows
- * to the table once the programs are done with them.  Exits when asked
- * to and nothing is left to do. */
+ * to the table once the programs are done with them, and lets the
+ * programs use their flow caches again (afxdp_flow_reclaim()).  Exits
+ * when asked to and nothing is left to do. */
 static void *
 xdp_offload_thread(void *x_)
 {
@@ -715,7 +716,7 @@ xdp_offload_thread(void *x_)
 
         ovs_mutex_lock(&x->queue_mutex);
         while (ovs_list_is_empty(&x->queue) && !x->exiting) {
-            bool reclaim = afxdp_flow_n_retired() > 0;
+            bool reclaim = afxdp_flow_reclaim_pending();
 
             if (!reclaim) {
                 ovsrcu_quiesce_start();
