@@ -192,7 +192,7 @@ struct afxdp_flow_cfg {
 };
 
 /* The flow cache: each CPU keeps, in 'flow_cache', the action that the
- * table gave the last packet of each of AFXDP_FLOW_CACHE_SIZE keys (by a
+ * table gave a packet of each of up to AFXDP_FLOW_CACHE_SIZE keys (by a
  * hash of the whole key), or that it had none, so that a packet like it
  * is executed or left to user space without a search of every mask's
  * table.
@@ -206,8 +206,14 @@ struct afxdp_flow_cfg {
  * table as it was before one, whatever order the CPU loads in.  0 is
  * never a valid generation. */
 #define AFXDP_FLOW_CACHE_NAME "flow_cache"
-#define AFXDP_FLOW_CACHE_BITS 8
+#define AFXDP_FLOW_CACHE_BITS 10
 #define AFXDP_FLOW_CACHE_SIZE (1u << AFXDP_FLOW_CACHE_BITS)
+
+/* A search's result goes into the cache only once in this many searches,
+ * at random: a busy flow gets in after a few packets, while many flows
+ * that take turns (more than the cache holds) do not each pay for
+ * writing an entry that the next would evict. */
+#define AFXDP_FLOW_CACHE_INSERT 16
 
 /* All in network byte order, as in the packet, except 'ifindex'. */
 struct afxdp_flow_key {

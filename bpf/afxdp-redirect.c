@@ -913,7 +913,8 @@ offload(struct xdp_md *ctx)
         }
     } else {
         action = flow_lookup(&key, cfg->n_slots);
-        if (cached) {
+        if (cached
+            && !(bpf_get_prandom_u32() & (AFXDP_FLOW_CACHE_INSERT - 1))) {
             flow_cache_put(cached, &key, action, gen);
         }
     }
