@@ -188,7 +188,8 @@ struct afxdp_steer_rule {
 
 struct afxdp_flow_cfg {
     __u32 n_slots;              /* Mask slots to look at. */
-    __u32 gen;                  /* The table's generation (below). */
+    __u32 pad;
+    __u64 gen;                  /* The table's generation (below). */
 };
 
 /* The flow cache: each CPU keeps, in 'flow_cache', the action that the
@@ -204,7 +205,8 @@ struct afxdp_flow_cfg {
  * change: a program that reads that even generation began after the
  * grace period began, after every change, and so cannot have read the
  * table as it was before one, whatever order the CPU loads in.  0 is
- * never a valid generation. */
+ * never a valid generation, and 64 bits never wrap around to one that
+ * an old entry still has. */
 #define AFXDP_FLOW_CACHE_NAME "flow_cache"
 #define AFXDP_FLOW_CACHE_BITS 10
 #define AFXDP_FLOW_CACHE_SIZE (1u << AFXDP_FLOW_CACHE_BITS)
@@ -274,8 +276,9 @@ struct afxdp_flow_action {
 };
 
 struct afxdp_flow_cache_entry {
-    __u32 gen;                  /* 0: empty or being written. */
+    __u64 gen;                  /* 0: empty or being written. */
     __u32 miss;                 /* 1: the key matches no flow. */
+    __u32 pad;
     struct afxdp_flow_key key;
     struct afxdp_flow_action action;
 };

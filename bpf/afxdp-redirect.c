@@ -697,7 +697,7 @@ flow_lookup(const struct afxdp_flow_key *key, __u32 n_slots)
 /* The entry of this CPU's flow cache for 'key' under generation 'gen',
  * or NULL if the cache is not to be used (see afxdp-prog.h). */
 static __always_inline struct afxdp_flow_cache_entry *
-flow_cache_entry(const struct afxdp_flow_key *key, __u32 gen)
+flow_cache_entry(const struct afxdp_flow_key *key, __u64 gen)
 {
     const __u64 *k = (const __u64 *) key;
     __u64 h = 0;
@@ -717,7 +717,7 @@ flow_cache_entry(const struct afxdp_flow_key *key, __u32 gen)
 /* Whether 'e' holds the action for 'key' under generation 'gen'. */
 static __always_inline int
 flow_cache_hit(const struct afxdp_flow_cache_entry *e,
-               const struct afxdp_flow_key *key, __u32 gen)
+               const struct afxdp_flow_key *key, __u64 gen)
 {
     const __u64 *k = (const __u64 *) key;
     const __u64 *c = (const __u64 *) &e->key;
@@ -736,7 +736,7 @@ flow_cache_hit(const struct afxdp_flow_cache_entry *e,
 static __always_inline void
 flow_cache_put(struct afxdp_flow_cache_entry *e,
                const struct afxdp_flow_key *key,
-               const struct afxdp_flow_action *action, __u32 gen)
+               const struct afxdp_flow_action *action, __u64 gen)
 {
     e->gen = 0;
     asm volatile("" ::: "memory");
@@ -885,7 +885,7 @@ offload(struct xdp_md *ctx)
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
     __u32 zero = 0;
-    __u32 gen;
+    __u64 gen;
     int len;
 
     cfg = bpf_map_lookup_elem(&flow_cfg, &zero);
@@ -893,7 +893,7 @@ offload(struct xdp_md *ctx)
         return -1;
     }
     /* Read before the table is. */
-    gen = *(volatile const __u32 *) &cfg->gen;
+    gen = *(volatile const __u64 *) &cfg->gen;
     /* Only the port's own queues: a packet on a queue that the port left
      * to the kernel (options:start-queue, n_rxq) is the host's, whatever
      * flow it would match. */

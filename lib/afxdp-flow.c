@@ -106,7 +106,7 @@ static uint32_t n_slots OVS_GUARDED_BY(flow_mutex);    /* In 'flow_cfg'. */
 /* The table's generation, in 'flow_cfg' (see afxdp-prog.h): odd from
  * the first change after it was last settled, until afxdp_flow_reclaim()
  * settles it.  'n_changes' counts the changes. */
-static uint32_t gen OVS_GUARDED_BY(flow_mutex);
+static uint64_t gen OVS_GUARDED_BY(flow_mutex);
 static uint64_t n_changes OVS_GUARDED_BY(flow_mutex);
 static uint32_t next_mask_id OVS_GUARDED_BY(flow_mutex) = 1;
 static struct id_pool *stats_ids OVS_GUARDED_BY(flow_mutex);
@@ -526,9 +526,10 @@ afxdp_flow_translate(const struct match *match, int in_ifindex,
 /* The table. */
 
 /* Writes the mask count 'n' and generation 'g' to 'flow_cfg'.  Returns
- * true if it did. */
+ * true if it did (the update of an array's element in range does not
+ * fail, but for a fault). */
 static bool
-afxdp_flow_write_cfg(uint32_t n, uint32_t g)
+afxdp_flow_write_cfg(uint32_t n, uint64_t g)
     OVS_REQUIRES(flow_mutex)
 {
     struct afxdp_flow_cfg cfg = { .n_slots = n, .gen = g };
