@@ -395,6 +395,27 @@ results=$OUT/results.txt
 : > "$results"
 cleanup
 topology
+# xdp-trafficgen needs BPF_PROG_RUN with live frames, which some kernels
+# refuse ("Error probing kernel support"): every "xdp" case would then
+# measure nothing.  Said once, before any measurement.
+xdp_gen=no
+for c in $CASES; do
+    IFS=: read -r _ _ _ g <<< "$c"
+    [ "${g:-xdp}" = xdp ] && xdp_gen=yes
+done
+if [ $xdp_gen = yes ]; then
+    rc=0
+    probe=$(ip netns exec $GEN_NS timeout 2 \
+                "$XDPT/xdp-trafficgen/xdp-trafficgen" udp \
+                -m $SINK_MAC -M $GEN_MAC bgen 2>&1) || rc=$?
+    if [ $rc -ne 0 ] && [ $rc -ne 124 ]; then
+        log "bench: xdp-trafficgen cannot send on this kernel:" \
+            "$(printf '%s\n' "$probe" | tail -n 1)"
+        log "bench: use the AF_PACKET generator instead, e.g." \
+            "BENCH_CASES=\"rxdrop:1:64:skb l2fwd:1:64:skb\""
+        exit 1
+    fi
+fi
 for r in $(seq "$REPEATS"); do
     for c in $CASES; do
         IFS=: read -r test flows size gen <<< "$c"
