@@ -916,6 +916,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
                                ? "generic mode"
                                : NULL);
     const char *hash_status = "off", *vlan_status;
+    const char *no_meta;
     const char *hash_reason = NULL, *vlan_reason = NULL;
     bool rx_hash = false, rx_vlan = false;
     char *bound_error = NULL;
@@ -925,6 +926,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
     int error;
 
     afxdp_xdp_init();
+    no_meta = afxdp_xdp_probe_meta();
     *xdpp = NULL;
     if (path && cfg->steer) {
         *errp = xasprintf("%s: steering needs the built-in XDP program",
@@ -946,7 +948,7 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
     }
 
     if (!xmit_status) {
-        xmit_status = afxdp_xdp_probe_meta();
+        xmit_status = no_meta;
     }
     if (cfg->rx_hash && !xmit_status) {
         xmit_status = afxdp_xdp_probe_xmit_preferred(ifindex);
@@ -956,11 +958,11 @@ afxdp_xdp_attach(const char *ifname, int ifindex,
             cfg, xmit_status, ifindex, AFXDP_NETDEV_XDP_RX_METADATA_HASH,
             "driver does not provide the RX hash to XDP",
             &hash_status, &hash_reason);
-        if (rx_hash && afxdp_xdp_probe_meta()) {
+        if (rx_hash && no_meta) {
             /* The VLAN tags do not need it. */
             rx_hash = false;
             hash_status = "unavailable";
-            hash_reason = afxdp_xdp_probe_meta();
+            hash_reason = no_meta;
         }
     }
     rx_vlan = afxdp_xdp_bound_feature(
