@@ -361,10 +361,16 @@ far_rx() {
 rate() {
     local count="port_pkts $NEAR rx" action=drop before after
     if [ "$1" = l2fwd ]; then
-        # Back to the remote NIC's address: a learning bridge cables the
-        # NICs, and does not send a frame back out of the port it came in
-        # by.
-        count=far_rx action="mod_dl_dst:$FARMAC,in_port"
+        # Back to the remote NIC, from the near NIC's address: a learning
+        # bridge cables the NICs.  With the source address left as it came,
+        # a frame that the remote host sends itself during the test (an
+        # ARP or neighbour probe) would come back from this side with the
+        # remote NIC's address as its source: the bridge would then learn
+        # that address on the near NIC's tap and drop every later frame
+        # sent to it (never out of the port it came in by), until the
+        # remote host sends again.  Seen on igb here: 0 frames/s.
+        count=far_rx
+        action="mod_dl_src:$NEARMAC,mod_dl_dst:$FARMAC,in_port"
     fi
     ovs-ofctl del-flows br0
     ovs-ofctl add-flow br0 "in_port=$NEAR,actions=$action"
