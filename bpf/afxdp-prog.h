@@ -127,6 +127,10 @@ struct afxdp_xmit_ctl {
 
 struct afxdp_steer_cfg {
     __u32 flags;                /* AFXDP_STEER_*. */
+    __u32 csum_partial;         /* Not steering: 1 if the port finishes
+                                 * partial checksums it receives
+                                 * (options:rx-csum-partial), which the
+                                 * flow offload must do too. */
 };
 
 struct afxdp_steer_addr {
@@ -158,8 +162,11 @@ struct afxdp_steer_rule {
  * not parse exactly as Open vSwitch does (802.3 frames, two VLAN tags,
  * MPLS, NSH, IPv4 with options or fragmented, IPv6 with extension headers,
  * ICMPv6, IGMP, truncated headers), packets longer than
- * AFXDP_FLOW_MAX_LEN, TCP and UDP packets whose checksum a local sender
- * left partial (only user space finishes it), VXLAN and Geneve.
+ * AFXDP_FLOW_MAX_LEN, VXLAN and Geneve.  A TCP or UDP checksum that a
+ * local sender left partial (lib/afxdp-csum.h) is finished by the program
+ * before it sends such a packet on, if the port's user space would finish
+ * it ('csum_partial' of 'steer_cfg'); otherwise it goes on as it came, as
+ * from user space.
  *
  * 'flow_masks' holds the masks in use, by slot, from 0 to 'n_slots' - 1
  * of 'flow_cfg' (a slot may be empty).  For each mask, the program looks
@@ -309,7 +316,9 @@ enum afxdp_flow_counter {
     AFXDP_FLOW_HIT,             /* Executed in XDP. */
     AFXDP_FLOW_MISS,            /* Parsed, matched no flow. */
     AFXDP_FLOW_UNPARSED,        /* Left to user space unparsed. */
-    AFXDP_FLOW_CSUM_PARTIAL,    /* Left to user space: partial checksum. */
+    AFXDP_FLOW_CSUM_FINISHED,   /* Executed in XDP, which finished the
+                                 * checksum a local sender left partial
+                                 * (also counted in AFXDP_FLOW_HIT). */
     AFXDP_FLOW_ACTION_FAILED,   /* Dropped: an action failed. */
     AFXDP_FLOW_VLAN_FAILED,     /* Dropped: its VLAN tag could not be put
                                  * back in the packet. */

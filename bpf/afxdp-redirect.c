@@ -472,9 +472,18 @@ flow_count(__u32 counter)
  * packet, 'l4_len' bytes long by its IP header, into 'key'.  'sum' is the
  * pseudo-header's sum, without the length.  Returns 0, or -1 to leave the
  * packet to user space. */
+/* Where the TCP or UDP checksum that a local sender left partial is in a
+ * packet (see lib/afxdp-csum.h): offsets from the packet's start. */
+struct partial_csum {
+    __u32 l4_ofs;               /* 0: no partial checksum. */
+    __u32 l4_len;
+    __u32 field_ofs;
+    __u32 udp;
+};
+
 static __always_inline int
-parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
-         struct afxdp_flow_key *key)
+parse_l4(const void *l4, const void *end, __u32 l4_ofs, __u32 l4_len,
+         __u32 sum, struct afxdp_flow_key *key, struct partial_csum *pc)
 {
     const __be16 *ports = l4;
 
@@ -492,8 +501,10 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
             return -1;
         }
         if (afxdp_csum_is_partial(tcp->check, sum)) {
-            flow_count(AFXDP_FLOW_CSUM_PARTIAL);
-            return -1;
+            pc->l4_ofs = l4_ofs;
+            pc->l4_len = l4_len;
+            pc->field_ofs = l4_ofs + 16;
+            pc->udp = 0;
         }
         key->tcp_flags = ((const __be16 *) tcp)[6] & bpf_htons(0x0fff);
         break;
@@ -506,8 +517,10 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
             return -1;
         }
         if (afxdp_csum_is_partial(udp->check, sum)) {
-            flow_count(AFXDP_FLOW_CSUM_PARTIAL);
-            return -1;
+            pc->l4_ofs = l4_ofs;
+            pc->l4_len = l4_len;
+            pc->field_ofs = l4_ofs + 6;
+            pc->udp = 1;
         }
         break;
     }
@@ -543,7 +556,7 @@ parse_l4(const void *l4, const void *end, __u32 l4_len, __u32 sum,
  * from a packet pointer, and no difference of two, without CAP_PERFMON. */
 static __always_inline int
 parse_ipv4(const struct headers *h, const void *end, __u32 room,
-           struct afxdp_flow_key *key)
+           struct afxdp_flow_key *key, struct partial_csum *pc)
 {
     const struct iphdr *ip = h->l3;
     const __u16 *addrs;
@@ -563,14 +576,14 @@ parse_ipv4(const struct headers *h, const void *end, __u32 room,
     key->nw_ttl = ip->ttl;
     key->nw_proto = h->proto;
     addrs = (const __u16 *) &ip->saddr;
-    return parse_l4(h->l4, end, tot_len - sizeof *ip,
+    return parse_l4(h->l4, end, h->l2_len + sizeof *ip, tot_len - sizeof *ip,
                     (__u32) addrs[0] + addrs[1] + addrs[2] + addrs[3]
-                    + bpf_htons(h->proto), key);
+                    + bpf_htons(h->proto), key, pc);
 }
 
 static __always_inline int
 parse_ipv6(const struct headers *h, const void *end, __u32 room,
-           struct afxdp_flow_key *key)
+           struct afxdp_flow_key *key, struct partial_csum *pc)
 {
     const struct ipv6hdr *ip6 = h->l3;
     const __u16 *addrs;
@@ -594,7 +607,8 @@ parse_ipv6(const struct headers *h, const void *end, __u32 room,
     for (int i = 0; i < 16; i++) {
         sum += addrs[i];
     }
-    return parse_l4(h->l4, end, plen, sum + bpf_htons(h->proto), key);
+    return parse_l4(h->l4, end, h->l2_len + sizeof *ip6, plen,
+                    sum + bpf_htons(h->proto), key, pc);
 }
 
 static __always_inline int
@@ -618,9 +632,11 @@ parse_arp(const struct headers *h, const void *end,
     return 0;
 }
 
-/* Parses the packet of 'ctx', 'len' bytes long, into 'key'. */
+/* Parses the packet of 'ctx', 'len' bytes long, into 'key', and says in
+ * 'pc' where its partial checksum is, if it has one. */
 static __always_inline int
-parse(struct xdp_md *ctx, __u32 len, struct afxdp_flow_key *key)
+parse(struct xdp_md *ctx, __u32 len, struct afxdp_flow_key *key,
+      struct partial_csum *pc)
 {
     const void *end = (void *) (long) ctx->data_end;
     const struct ethhdr *eth = (void *) (long) ctx->data;
@@ -644,9 +660,9 @@ parse(struct xdp_md *ctx, __u32 len, struct afxdp_flow_key *key)
     key->dl_type = h.type;
     switch (h.type) {
     case bpf_htons(ETH_P_IP):
-        return parse_ipv4(&h, end, len - h.l2_len, key);
+        return parse_ipv4(&h, end, len - h.l2_len, key, pc);
     case bpf_htons(ETH_P_IPV6):
-        return parse_ipv6(&h, end, len - h.l2_len, key);
+        return parse_ipv6(&h, end, len - h.l2_len, key, pc);
     case bpf_htons(ETH_P_ARP):
     case bpf_htons(ETH_P_RARP):
         return parse_arp(&h, end, key);
@@ -861,18 +877,108 @@ fail:
     return XDP_DROP;
 }
 
-/* Parses the packet of 'ctx' into 'key' for the flow table, and returns
- * its length, or -1 to leave it to user space. */
+/* Parses the packet of 'ctx' into 'key' for the flow table, and where its
+ * partial checksum is into 'pc', and returns its length, or -1 to leave it
+ * to user space. */
 static __always_inline int
-flow_key(struct xdp_md *ctx, struct afxdp_flow_key *key)
+flow_key(struct xdp_md *ctx, struct afxdp_flow_key *key,
+         struct partial_csum *pc)
 {
     __u32 len = bpf_xdp_get_buff_len(ctx);
 
     __builtin_memset(key, 0, sizeof *key);
-    if (len > AFXDP_FLOW_MAX_LEN || parse(ctx, len, key)) {
+    pc->l4_ofs = 0;
+    if (len > AFXDP_FLOW_MAX_LEN || parse(ctx, len, key, pc)) {
         return -1;
     }
     return len;
+}
+
+/* The bytes that finish_csum() sums at a time.  The transport segment of a
+ * packet of AFXDP_FLOW_MAX_LEN bytes takes at most CSUM_CHUNKS of them. */
+#define CSUM_CHUNK 128
+#define CSUM_CHUNKS ((AFXDP_FLOW_MAX_LEN - 14 - 20 + CSUM_CHUNK - 1) \
+                     / CSUM_CHUNK)
+
+/* 'n' (not 0) clamped to at most CSUM_CHUNK, by instructions that the
+ * compiler cannot drop: the verifier must see the bound on the very
+ * register passed to a helper as a length, and the compiler, knowing
+ * better, would keep the unclamped value where it can. */
+static __always_inline __u64
+csum_chunk_len(__u64 n)
+{
+    asm volatile("if %[n] > " STRINGIFY(CSUM_CHUNK) " goto l0_%=;"
+                 "if %[n] != 0 goto l1_%=;"
+                 "%[n] = 1;"
+                 "goto l1_%=;"
+                 "l0_%=:"
+                 "%[n] = " STRINGIFY(CSUM_CHUNK) ";"
+                 "l1_%=:"
+                 : [n] "+r" (n));
+    return n;
+}
+
+/* Finishes the partial checksum that 'pc' locates in the packet of 'ctx',
+ * as the device it was left for would: the ones' complement sum of the
+ * transport segment, from its header on, with the checksum field as the
+ * sender left it (the pseudo-header's sum), inverted into that field; a
+ * UDP checksum of 0 is sent as 0xffff.  That is the checksum that user
+ * space computes for such a packet (lib/afxdp-csum.c).  Returns 0, or -1
+ * if the packet could not be read or written. */
+static __always_inline int
+finish_csum(struct xdp_md *ctx, const struct partial_csum *pc)
+{
+    __u32 buf[CSUM_CHUNK / 4 + 1];
+    __u32 ofs = pc->l4_ofs;
+    __u64 left = pc->l4_len;
+    __s64 sum = 0;
+    __u16 csum;
+
+#pragma unroll
+    for (int i = 0; i < CSUM_CHUNKS; i++) {
+        __u64 n;
+
+        if (!left) {
+            break;
+        }
+        n = csum_chunk_len(left);
+        /* Zeros after an odd or short tail, which bpf_csum_diff() takes
+         * in words of 4 bytes. */
+        __builtin_memset(buf, 0, sizeof buf);
+        if (bpf_xdp_load_bytes(ctx, ofs, buf, n)) {
+            return -1;
+        }
+        sum = bpf_csum_diff(0, 0, buf, (n + 3) & ~3u, (__u32) sum);
+        if (sum < 0) {
+            return -1;
+        }
+        ofs += n;
+        left -= n;
+    }
+    if (left) {
+        return -1;
+    }
+    sum = (sum & 0xffff) + ((__u32) sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    csum = ~(__u16) sum;
+    if (pc->udp && !csum) {
+        csum = 0xffff;
+    }
+    return bpf_xdp_store_bytes(ctx, pc->field_ofs, &csum, sizeof csum)
+           ? -1 : 0;
+}
+
+/* Whether the port's user space finishes partial checksums that it
+ * receives (options:rx-csum-partial), and so XDP must too. */
+static __always_inline int
+port_finishes_csum(void)
+{
+    const struct afxdp_steer_cfg *cfg;
+    __u32 zero = 0;
+
+    cfg = bpf_map_lookup_elem(&steer_cfg, &zero);
+    return cfg && cfg->csum_partial;
 }
 
 /* Executes the offloaded flow that the packet of 'ctx' matches, if any,
@@ -884,6 +990,7 @@ offload(struct xdp_md *ctx)
     struct afxdp_flow_cache_entry *cached;
     struct afxdp_flow_key key;
     const struct afxdp_flow_cfg *cfg;
+    struct partial_csum pc;
     __u32 zero = 0;
     __u64 gen;
     int len;
@@ -900,7 +1007,7 @@ offload(struct xdp_md *ctx)
     if (!queue_has_socket(ctx)) {
         return -1;
     }
-    len = flow_key(ctx, &key);
+    len = flow_key(ctx, &key, &pc);
     if (len < 0) {
         flow_count(AFXDP_FLOW_UNPARSED);
         return -1;
@@ -921,6 +1028,15 @@ offload(struct xdp_md *ctx)
     if (!action) {
         flow_count(AFXDP_FLOW_MISS);
         return -1;
+    }
+    /* A checksum left partial is finished here, where user space would
+     * finish it (a drop needs none): the device that the packet goes to
+     * from XDP does not know that it is partial. */
+    if (pc.l4_ofs && action->ifindex && port_finishes_csum()) {
+        if (finish_csum(ctx, &pc)) {
+            return -1;          /* User space finishes it. */
+        }
+        flow_count(AFXDP_FLOW_CSUM_FINISHED);
     }
     flow_count(AFXDP_FLOW_HIT);
     flow_account(action, &key, len);
@@ -1136,8 +1252,10 @@ afxdp_parse_probe(struct xdp_md *ctx)
 
     probe = bpf_map_lookup_elem(&parse_probe, &zero);
     if (probe) {
+        struct partial_csum pc;
+
         probe->steered = steer_to_kernel(ctx);
-        probe->parsed = flow_key(ctx, &probe->key) >= 0;
+        probe->parsed = flow_key(ctx, &probe->key, &pc) >= 0;
     }
     return XDP_PASS;
 }

@@ -925,7 +925,7 @@ afxdp_flow_counter_name(enum afxdp_flow_counter counter)
     case AFXDP_FLOW_HIT: return "xdp_hits";
     case AFXDP_FLOW_MISS: return "xdp_misses";
     case AFXDP_FLOW_UNPARSED: return "xdp_unparsed";
-    case AFXDP_FLOW_CSUM_PARTIAL: return "xdp_csum_partial";
+    case AFXDP_FLOW_CSUM_FINISHED: return "xdp_csum_finished";
     case AFXDP_FLOW_ACTION_FAILED: return "xdp_action_failed";
     case AFXDP_FLOW_VLAN_FAILED: return "xdp_vlan_restore_failed";
     case AFXDP_FLOW_CACHE_HIT: return "xdp_cache_hits";

@@ -752,15 +752,19 @@ struct afxdp_xdp_target {
     const struct afxdp_xdp_config *cfg;
 };
 
-/* Writes steering flags 'flags' into our program's 'steer_cfg'.  Returns 0
- * or a positive errno with an explanation in '*errp'. */
+/* Writes steering flags 'flags', and whether offloaded flows finish
+ * partial checksums, into our program's 'steer_cfg'.  Returns 0 or a
+ * positive errno with an explanation in '*errp'. */
 static int
 afxdp_xdp_set_steer(struct bpf_object *obj, const char *ifname,
-                    uint32_t flags, char **errp)
+                    uint32_t flags, bool csum_partial, char **errp)
 {
     struct bpf_map *map = bpf_object__find_map_by_name(obj,
                                                        AFXDP_STEER_CFG_NAME);
-    struct afxdp_steer_cfg cfg = { .flags = flags };
+    struct afxdp_steer_cfg cfg = {
+        .flags = flags,
+        .csum_partial = csum_partial,
+    };
     uint32_t zero = 0;
     int error;
 
@@ -806,8 +810,9 @@ afxdp_xdp_install(const struct afxdp_xdp_target *t, const char *prog_name,
     if (!error && bind_to_device) {
         error = afxdp_xdp_check_bound(prog, t->ifname, errp);
     }
-    if (!error && cfg->steer) {
-        error = afxdp_xdp_set_steer(obj, t->ifname, cfg->steer, errp);
+    if (!error && (cfg->steer || cfg->csum_partial)) {
+        error = afxdp_xdp_set_steer(obj, t->ifname, cfg->steer,
+                                    cfg->csum_partial, errp);
     }
     if (!error) {
         opts.flags = (cfg->attach == AFXDP_XDP_NATIVE

@@ -115,6 +115,9 @@ struct afxdp_xdp_config {
     uint32_t first_queue;       /* The device's queue for the port's 0. */
     uint32_t n_queues;
     uint32_t steer;             /* AFXDP_STEER_* bits; ours only. */
+    bool csum_partial;          /* Offloaded flows finish partial checksums
+                                 * (the port's rx-csum-partial); ours
+                                 * only. */
 };
 
 int afxdp_xdp_attach(const char *ifname, int ifindex,

@@ -327,6 +327,26 @@ afxdp_device_has_local_senders(const char *name)
     return !strcmp(info.driver, "veth") || !strcmp(info.driver, "tun");
 }
 
+/* Whether a port on device 'name' with options:rx-csum-partial 'rx_csum'
+ * examines the packets it receives for partial checksums.  If not, and
+ * 'reasonp' is nonnull, says why in '*reasonp' when the option did not
+ * ask for that. */
+static bool
+afxdp_rx_partial_wanted(int rx_csum, const char *name,
+                        const char **reasonp)
+{
+    if (rx_csum == AFXDP_RX_CSUM_AUTO) {
+        if (afxdp_device_has_local_senders(name)) {
+            return true;
+        }
+        if (reasonp) {
+            *reasonp = "not a veth or tap device";
+        }
+        return false;
+    }
+    return rx_csum == AFXDP_RX_CSUM_ON;
+}
+
 /* Decides, for the freshly set up port of 'dev' on device 'name' (index
  * 'ifindex'), whether received packets are examined for partial checksums
  * and whether the kernel finishes the checksums of packets sent. */
@@ -337,14 +357,8 @@ afxdp_csum_setup(struct netdev_linux *dev, const char *name, int ifindex)
     struct netdev_afxdp *afxdp = dev->afxdp;
 
     afxdp->rx_partial_reason = NULL;
-    if (afxdp->applied.rx_csum == AFXDP_RX_CSUM_AUTO) {
-        afxdp->rx_partial = afxdp_device_has_local_senders(name);
-        if (!afxdp->rx_partial) {
-            afxdp->rx_partial_reason = "not a veth or tap device";
-        }
-    } else {
-        afxdp->rx_partial = afxdp->applied.rx_csum == AFXDP_RX_CSUM_ON;
-    }
+    afxdp->rx_partial = afxdp_rx_partial_wanted(afxdp->applied.rx_csum, name,
+                                                &afxdp->rx_partial_reason);
 
     afxdp->tx_csum_reason = (!afxdp->applied.tx_csum ? NULL
                              : !afxdp_xsk_has_tx_meta(afxdp->xsks[0])
@@ -570,6 +584,11 @@ afxdp_setup(struct netdev_linux *dev, const char *name, int mtu,
         .first_queue = opts->start_queue,
         .n_queues = opts->n_rxq,
         .steer = opts->steer ? opts->steer->flags : 0,
+        /* The offloaded flows finish partial checksums where the port
+         * would. */
+        .csum_partial = (!opts->program
+                         && afxdp_rx_partial_wanted(opts->rx_csum, name,
+                                                    NULL)),
     };
     size_t n_attempts;
     int error = 0;
