@@ -14,7 +14,13 @@
 #   afxdp-busypoll  this series with options:busy-poll=true;
 #   afxdp-base  the series as built in the Open vSwitch tree BENCH_BASE
 #             (another commit's build/ovs, for a change's before and
-#             after in one run).
+#             after in one run);
+#   afxdp-offload, afxdp-base-offload  the same two with
+#             other_config:hw-offload=true (flows between the ports run in
+#             XDP where the namespaces' veths take XDP frames: with
+#             BENCH_TCP_GRO=on or xdp);
+#   system-tso  this series' build with the veths as type=system ports
+#             (AF_PACKET) and other_config:userspace-tso-enable=true.
 # Interleaved (each repeat runs every case in turn), median of the repeats.
 #
 #   ns afxt-a (ta, 10.9.1.1) --veth-- ovs-ta  [switch]  ovs-tb --veth-- (tb, 10.9.1.2) ns afxt-b
@@ -28,6 +34,7 @@
 #
 # Then request-response latency (sockperf ping-pong, TCP, 64-byte
 # messages, BENCH_TCP_SECONDS) through the same switches at MTU 1500,
+# with the namespaces' veths at their default transmit offloads,
 # with GRO off (the default of a container's veth) and on in both
 # namespaces (which lets the switch's veths take XDP frames: this series
 # then transmits by XDP, unless options:xdp-xmit=false, the
@@ -119,7 +126,7 @@ set_mtu() {
 
 # start_switch IMPL MTU
 start_switch() {
-    local impl=$1 mtu=$2 tree extra=""
+    local impl=$1 mtu=$2 tree extra="" type=afxdp config=""
     case $impl in
     bridge)
         ip link add afxt-br type bridge
@@ -132,6 +139,13 @@ start_switch() {
     afxdp-busypoll) tree=$BUILD/ovs extra="options:busy-poll=true" ;;
     afxdp-socket-tx) tree=$BUILD/ovs extra="options:xdp-xmit=false" ;;
     afxdp-base) tree=${BENCH_BASE:?afxdp-base needs BENCH_BASE} ;;
+    afxdp-offload) tree=$BUILD/ovs config="other_config:hw-offload=true" ;;
+    afxdp-base-offload)
+        tree=${BENCH_BASE:?afxdp-base-offload needs BENCH_BASE}
+        config="other_config:hw-offload=true" ;;
+    system-tso)
+        tree=$BUILD/ovs type=system
+        config="other_config:userspace-tso-enable=true" ;;
     upstream) tree=$BUILD/upstream ;;
     esac
     rm -rf "$SANDBOX"
@@ -140,15 +154,15 @@ start_switch() {
     ovsdb-server --detach --no-chdir --pidfile --log-file \
         --remote=punix:"$SANDBOX/db.sock" "$SANDBOX/conf.db" 2>/dev/null
     ovs-vsctl --no-wait init -- set Open_vSwitch . \
-        other_config:pmd-cpu-mask=0x2
+        other_config:pmd-cpu-mask=0x2 $config
     "$tree/vswitchd/ovs-vswitchd" --detach --no-chdir \
         --pidfile="$SANDBOX/ovs-vswitchd.pid" \
         --log-file="$SANDBOX/ovs-vswitchd.log" --unixctl="$CTL" \
         -vconsole:off -vsyslog:off 2>/dev/null
     ovs-vsctl add-br br0 -- set bridge br0 datapath_type=netdev \
-        -- add-port br0 ovs-ta -- set interface ovs-ta type=afxdp \
+        -- add-port br0 ovs-ta -- set interface ovs-ta type=$type \
            mtu_request="$mtu" $extra ${BENCH_TCP_PORT_OPTIONS:-} \
-        -- add-port br0 ovs-tb -- set interface ovs-tb type=afxdp \
+        -- add-port br0 ovs-tb -- set interface ovs-tb type=$type \
            mtu_request="$mtu" $extra ${BENCH_TCP_PORT_OPTIONS:-}
     ovs-ofctl add-flow br0 actions=normal
     for p in ovs-ta ovs-tb; do
@@ -237,6 +251,10 @@ peer_rx() {
 latency() {
     local impl=$1 gro=$2 log
     peer_rx "$gro"
+    # The namespaces' default offloads (a container's), whatever the
+    # throughput part left.
+    ip netns exec $NS_A ethtool -K ta tx on >/dev/null
+    ip netns exec $NS_B ethtool -K tb tx on >/dev/null
     set_mtu 1500
     start_switch "$impl" 1500
     # Until the ports pass traffic (and the switch knows both MACs).
@@ -308,6 +326,9 @@ names = {"afxdp": "ovs-afxdp (this series)",
          "afxdp-busypoll": "ovs-afxdp, busy-poll=true",
          "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
          "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
+         "afxdp-offload": "ovs-afxdp, hw-offload",
+         "afxdp-base-offload": "ovs-afxdp as built in BENCH_BASE, hw-offload",
+         "system-tso": "type=system, userspace-tso-enable",
          "upstream": "upstream afxdp", "bridge": "Linux bridge"}
 runs = {}
 for line in open(sys.argv[1]):
@@ -350,6 +371,9 @@ import statistics, sys
 names = {"afxdp": "ovs-afxdp (this series)",
          "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
          "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
+         "afxdp-offload": "ovs-afxdp, hw-offload",
+         "afxdp-base-offload": "ovs-afxdp as built in BENCH_BASE, hw-offload",
+         "system-tso": "type=system, userspace-tso-enable",
          "upstream": "upstream afxdp", "bridge": "Linux bridge"}
 runs = {}
 for line in open(sys.argv[1]):
