@@ -21,12 +21,17 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/if_link.h>
+#include <linux/net_namespace.h>
 #include <linux/rtnetlink.h>
 #include <netinet/in.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -396,12 +401,13 @@ afxdp_xdp_get_link(int ifindex, int32_t netnsid)
     return error ? NULL : reply;
 }
 
-/* For a veth, whether its peer runs an XDP program: 1 if it does, 0 if it
- * does not, -1 if device 'ifindex' is not a veth or the kernel does not
- * say (the peer may be in another network namespace, which the kernel
- * names by an id of ours). */
-static int
-afxdp_xdp_veth_peer_has_prog(int ifindex)
+/* Asks the kernel for the veth peer of device 'ifindex': its index, in the
+ * network namespace that '*netnsid' names in ours (-1: ours), and the id
+ * of its XDP program in '*prog_id' (0: none).  Returns false if
+ * 'ifindex' is not a veth or the kernel does not say. */
+static bool
+afxdp_xdp_veth_peer(int ifindex, int *peer, int32_t *netnsid,
+                    uint32_t *prog_id)
 {
     static const struct nl_policy link_policy[] = {
         [IFLA_LINK] = { .type = NL_A_U32, .optional = true },
@@ -410,44 +416,278 @@ afxdp_xdp_veth_peer_has_prog(int ifindex)
         [IFLA_XDP] = { .type = NL_A_NESTED, .optional = true },
     };
     struct nlattr *attrs[ARRAY_SIZE(link_policy)];
-    const struct nlattr *kind, *attached;
-    int32_t netnsid = -1;
+    const struct nlattr *kind, *attached, *id;
     struct ofpbuf *reply;
-    int peer, has = -1;
+    bool ok = false;
 
     reply = afxdp_xdp_get_link(ifindex, -1);
     if (!reply) {
-        return -1;
+        return false;
     }
     if (!nl_policy_parse(reply, NLMSG_HDRLEN + sizeof(struct ifinfomsg),
                          link_policy, attrs, ARRAY_SIZE(link_policy))
         || !attrs[IFLA_LINK] || !attrs[IFLA_LINKINFO]) {
         ofpbuf_delete(reply);
-        return -1;
+        return false;
     }
     kind = nl_attr_find_nested(attrs[IFLA_LINKINFO], IFLA_INFO_KIND);
-    peer = nl_attr_get_u32(attrs[IFLA_LINK]);
-    if (attrs[IFLA_LINK_NETNSID]) {
-        netnsid = nl_attr_get_u32(attrs[IFLA_LINK_NETNSID]);
-    }
+    *peer = nl_attr_get_u32(attrs[IFLA_LINK]);
+    *netnsid = (attrs[IFLA_LINK_NETNSID]
+                ? nl_attr_get_u32(attrs[IFLA_LINK_NETNSID]) : -1);
     if (!kind || strcmp(nl_attr_get_string(kind), "veth")) {
         ofpbuf_delete(reply);
-        return -1;
+        return false;
     }
     ofpbuf_delete(reply);
 
-    reply = afxdp_xdp_get_link(peer, netnsid);
+    reply = afxdp_xdp_get_link(*peer, *netnsid);
     if (reply
         && nl_policy_parse(reply, NLMSG_HDRLEN + sizeof(struct ifinfomsg),
                            link_policy, attrs, ARRAY_SIZE(link_policy))
         && attrs[IFLA_XDP]) {
         attached = nl_attr_find_nested(attrs[IFLA_XDP], IFLA_XDP_ATTACHED);
+        id = nl_attr_find_nested(attrs[IFLA_XDP], IFLA_XDP_PROG_ID);
         if (attached) {
-            has = nl_attr_get_u8(attached) != XDP_ATTACHED_NONE;
+            *prog_id = (nl_attr_get_u8(attached) == XDP_ATTACHED_NONE ? 0
+                        : id ? nl_attr_get_u32(id) : UINT32_MAX);
+            ok = true;
         }
     }
     ofpbuf_delete(reply);
-    return has;
+    return ok;
+}
+
+/* The program that afxdp_xdp_peer_attach() puts on veth peers: it passes
+ * every packet to the stack.  Loaded once; its fd in '*fdp' and its id
+ * in '*idp'.  Returns 0 or a positive errno. */
+static int
+afxdp_xdp_peer_prog(int *fdp, uint32_t *idp)
+{
+    static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
+    static uint32_t id;
+    static int fd = -1;
+    static int error;
+
+    if (ovsthread_once_start(&once)) {
+        const struct bpf_insn insns[] = {
+            { .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0,
+              .imm = XDP_PASS },
+            { .code = BPF_JMP | BPF_EXIT },
+        };
+        struct bpf_prog_info info;
+        uint32_t len = sizeof info;
+
+        fd = bpf_prog_load(BPF_PROG_TYPE_XDP, "afxdp_peer_pass",
+                           "Dual BSD/GPL", insns, ARRAY_SIZE(insns), NULL);
+        memset(&info, 0, sizeof info);
+        if (fd < 0) {
+            error = errno;
+        } else if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+            error = errno;
+            close(fd);
+            fd = -1;
+        } else {
+            id = info.id;
+        }
+        ovsthread_once_done(&once);
+    }
+    *fdp = fd;
+    *idp = id;
+    return error;
+}
+
+/* Whether 'prog_id' is that of the program afxdp_xdp_peer_attach() puts
+ * on veth peers. */
+static bool
+afxdp_xdp_is_peer_prog(uint32_t prog_id)
+{
+    uint32_t id;
+    int fd;
+
+    return !afxdp_xdp_peer_prog(&fd, &id) && prog_id == id;
+}
+
+/* The id that our network namespace gives the namespace of 'netns_fd', or
+ * -1 if it gives none or the kernel does not say. */
+static int32_t
+afxdp_netns_id(int netns_fd)
+{
+    static const struct nl_policy policy[] = {
+        [NETNSA_NSID] = { .type = NL_A_U32 },
+    };
+    const size_t hdr_len = NLMSG_ALIGN(sizeof(struct rtgenmsg));
+    struct nlattr *attrs[ARRAY_SIZE(policy)];
+    struct ofpbuf request, *reply;
+    int32_t id = -1;
+
+    ofpbuf_init(&request, 0);
+    nl_msg_put_nlmsghdr(&request, hdr_len, RTM_GETNSID, NLM_F_REQUEST);
+    ofpbuf_put_zeros(&request, hdr_len);
+    nl_msg_put_u32(&request, NETNSA_FD, netns_fd);
+    if (!nl_transact(NETLINK_ROUTE, &request, &reply)) {
+        if (nl_policy_parse(reply, NLMSG_HDRLEN + hdr_len, policy, attrs,
+                            ARRAY_SIZE(policy))) {
+            id = nl_attr_get_u32(attrs[NETNSA_NSID]);
+        }
+        ofpbuf_delete(reply);
+    }
+    ofpbuf_uninit(&request);
+    return id;
+}
+
+/* Opens the network namespace that 'netnsid' names in ours.  The kernel
+ * gives no way from an id to a namespace: this looks among those that
+ * "ip netns" and container runtimes name in /run, then those of the
+ * processes.  Returns its fd, or -1. */
+static int
+afxdp_netns_open(int32_t netnsid)
+{
+    static const char *const dirs[] = {
+        "/run/netns", "/run/docker/netns", "/proc",
+    };
+
+    for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+        bool proc = !strcmp(dirs[i], "/proc");
+        struct dirent *de;
+        DIR *dir;
+
+        dir = opendir(dirs[i]);
+        if (!dir) {
+            continue;
+        }
+        while ((de = readdir(dir)) != NULL) {
+            char *path;
+            int fd;
+
+            if (de->d_name[0] == '.'
+                || (proc && !isdigit((unsigned char) de->d_name[0]))) {
+                continue;
+            }
+            path = xasprintf("%s/%s%s", dirs[i], de->d_name,
+                             proc ? "/ns/net" : "");
+            fd = open(path, O_RDONLY | O_CLOEXEC);
+            free(path);
+            if (fd >= 0) {
+                if (afxdp_netns_id(fd) == netnsid) {
+                    closedir(dir);
+                    return fd;
+                }
+                close(fd);
+            }
+        }
+        closedir(dir);
+    }
+    return -1;
+}
+
+/* What afxdp_xdp_peer_thread() does, and what it got. */
+struct afxdp_peer_link {
+    int netns_fd;               /* -1: ours. */
+    int ifindex;
+    int prog_fd;
+    int link_fd;                /* Out: -1 on failure. */
+    int error;                  /* Out. */
+};
+
+/* Attaches the program of 'arg_' to its device, in native mode through a
+ * bpf_link, from within the device's network namespace, where the link
+ * resolves the index.  A thread of its own, since it leaves ours. */
+static void *
+afxdp_xdp_peer_thread(void *arg_)
+{
+    struct afxdp_peer_link *arg = arg_;
+    LIBBPF_OPTS(bpf_link_create_opts, opts);
+
+    arg->link_fd = -1;
+    if (arg->netns_fd >= 0 && setns(arg->netns_fd, CLONE_NEWNET)) {
+        arg->error = errno;
+        return NULL;
+    }
+    opts.flags = XDP_FLAGS_DRV_MODE;
+    arg->link_fd = bpf_link_create(arg->prog_fd, arg->ifindex, BPF_XDP,
+                                   &opts);
+    arg->error = arg->link_fd < 0 ? errno : 0;
+    return NULL;
+}
+
+/* For a veth, device 'ifindex', whose peer takes no XDP frames (no XDP
+ * program, GRO off: a container's side, as created), attaches to the peer
+ * a program that passes every packet to the stack: the veth then takes
+ * XDP frames, and offloaded flows can send to it.  The program is held by
+ * a bpf_link, so that it goes with the link, or with the process.  On
+ * success stores the link in '*peer' for afxdp_xdp_peer_detach() and
+ * returns NULL; otherwise returns why not. */
+const char *
+afxdp_xdp_peer_attach(int ifindex, struct afxdp_xdp_peer *peer)
+{
+    struct afxdp_peer_link arg;
+    uint32_t prog_id, id;
+    int32_t netnsid;
+    int error, fd;
+
+    peer->link_fd = -1;
+    if (!afxdp_xdp_veth_peer(ifindex, &arg.ifindex, &netnsid, &prog_id)) {
+        return "not a veth, or the kernel does not say what its peer runs";
+    }
+    if (prog_id) {
+        return (afxdp_xdp_is_peer_prog(prog_id)
+                ? "the peer runs the program already (another port's)"
+                : "the peer runs another XDP program");
+    }
+    error = afxdp_xdp_peer_prog(&fd, &id);
+    if (error) {
+        VLOG_WARN("cannot load the XDP program for veth peers (%s)",
+                  ovs_strerror(error));
+        return "cannot load the program for the peer";
+    }
+    arg.netns_fd = netnsid >= 0 ? afxdp_netns_open(netnsid) : -1;
+    if (netnsid >= 0 && arg.netns_fd < 0) {
+        return "cannot find the peer's network namespace";
+    }
+    arg.prog_fd = fd;
+    xpthread_join(ovs_thread_create("afxdp_peer", afxdp_xdp_peer_thread,
+                                    &arg), NULL);
+    if (arg.netns_fd >= 0) {
+        close(arg.netns_fd);
+    }
+    if (arg.link_fd < 0) {
+        VLOG_WARN("cannot attach an XDP program to the veth peer (index %d,"
+                  " netnsid %"PRId32") of device %d (%s)", arg.ifindex,
+                  netnsid, ifindex, ovs_strerror(arg.error));
+        return "the kernel refused a program on the peer";
+    }
+    peer->link_fd = arg.link_fd;
+    return NULL;
+}
+
+/* Takes the program that afxdp_xdp_peer_attach() put on a veth peer off
+ * it again. */
+void
+afxdp_xdp_peer_detach(struct afxdp_xdp_peer *peer)
+{
+    if (peer->link_fd >= 0) {
+        close(peer->link_fd);
+        peer->link_fd = -1;
+    }
+}
+
+/* For a veth, whether its peer runs an XDP program (but the pass-through
+ * one of afxdp_xdp_peer_attach(), which gives XDP frames to the stack as
+ * a peer without a program does): 1 if it does, 0 if it does not, -1 if
+ * device 'ifindex' is not a veth or the kernel does not say (the peer may
+ * be in another network namespace, which the kernel names by an id of
+ * ours). */
+static int
+afxdp_xdp_veth_peer_has_prog(int ifindex)
+{
+    uint32_t prog_id;
+    int32_t netnsid;
+    int peer;
+
+    if (!afxdp_xdp_veth_peer(ifindex, &peer, &netnsid, &prog_id)) {
+        return -1;
+    }
+    return prog_id && !afxdp_xdp_is_peer_prog(prog_id);
 }
 
 /* Why user space should not send through XDP transmit to device 'ifindex',

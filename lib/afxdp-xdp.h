@@ -163,6 +163,14 @@ struct afxdp_xmit_stats {
 bool afxdp_xdp_has_flow_table(const struct afxdp_xdp *);
 const char *afxdp_xdp_frames_obstacle(int ifindex);
 
+/* A program that afxdp_xdp_peer_attach() put on a veth's peer. */
+struct afxdp_xdp_peer {
+    int link_fd;                /* Its bpf_link; -1: none. */
+};
+
+const char *afxdp_xdp_peer_attach(int ifindex, struct afxdp_xdp_peer *);
+void afxdp_xdp_peer_detach(struct afxdp_xdp_peer *);
+
 const char *afxdp_xdp_xmit_unsupported(const struct afxdp_xdp *);
 const char *afxdp_xdp_xmit_obstacle(const struct afxdp_xdp *);
 void afxdp_xdp_xmit(struct afxdp_xdp *, uint32_t queue,

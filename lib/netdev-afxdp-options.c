@@ -118,6 +118,7 @@ static const struct afxdp_option afxdp_option_table[] = {
       .min = AFXDP_TX_BUDGET, .max = AFXDP_RING_SIZE_MAX,
       .check = afxdp_check_tx_budget },
     { OPT("pass-to-kernel", STRING, pass), .check = afxdp_check_pass },
+    { OPT("peer-xdp", BOOL, peer_xdp), .dflt = false },
 };
 
 #undef OPT

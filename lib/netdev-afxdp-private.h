@@ -97,6 +97,7 @@ struct afxdp_options {
     int tx_budget;
     char *pass;                 /* As written; parsed into 'steer'. */
     struct afxdp_steer *steer;  /* NULL if 'pass' is. */
+    bool peer_xdp;              /* A veth peer made to take XDP frames. */
 };
 
 void afxdp_options_init(struct afxdp_options *);
@@ -198,6 +199,8 @@ struct netdev_afxdp {
     ATOMIC(const char *) frames_reason; /* Why flows cannot send to the
                                          * device from XDP; NULL if they
                                          * can. */
+    struct afxdp_xdp_peer peer; /* options:peer-xdp's program. */
+    const char *peer_xdp_status; /* NULL: option off. */
     /* The device as the last setup found it (afxdp_device_digest()): a
      * port set up again when it changes, so that a device deleted and
      * created again (a driver reloaded), or given more queues after a

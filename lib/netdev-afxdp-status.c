@@ -292,6 +292,9 @@ afxdp_flow_offload_status(const struct netdev_linux *dev, struct smap *args)
     } else {
         smap_add(args, "flow-offload", "in and out");
     }
+    if (dev->afxdp->peer_xdp_status) {
+        smap_add(args, "peer-xdp", dev->afxdp->peer_xdp_status);
+    }
 }
 
 /* Adds status:busy-poll of the port of 'dev' to 'args': as decided at

@@ -123,6 +123,7 @@ netdev_afxdp_construct(struct netdev *netdev)
     atomic_init(&afxdp->xmit_on, false);
     atomic_init(&afxdp->xmit_reason, "off");
     atomic_init(&afxdp->frames_reason, "the port is not set up");
+    afxdp->peer.link_fd = -1;
     afxdp_watch_port_added();
     dev->afxdp = afxdp;
     ovs_mutex_unlock(&dev->mutex);
@@ -152,6 +153,8 @@ afxdp_teardown(struct netdev_linux *dev)
     afxdp->xmit_possible = false;
     afxdp->flow_offload = false;
     atomic_store_relaxed(&afxdp->frames_reason, "the port is not set up");
+    afxdp_xdp_peer_detach(&afxdp->peer);
+    afxdp->peer_xdp_status = NULL;
     afxdp->steer_local = false;
     afxdp->rx_partial = false;
     afxdp->tx_csum_meta = false;
@@ -556,8 +559,24 @@ afxdp_setup_features(struct netdev_linux *dev, const char *name,
                            && !afxdp->applied.program
                            && afxdp_xdp_has_flow_table(afxdp->xdp));
     if (afxdp->flow_offload) {
-        atomic_store_relaxed(&afxdp->frames_reason,
-                             afxdp_frames_obstacle(afxdp));
+        const char *reason = afxdp_frames_obstacle(afxdp);
+
+        if (reason && afxdp->applied.peer_xdp && !afxdp->zero_copy) {
+            /* A veth whose peer takes no XDP frames (a container's, as
+             * created): a pass-through program there makes it. */
+            afxdp->peer_xdp_status = afxdp_xdp_peer_attach(ifindex,
+                                                           &afxdp->peer);
+            if (!afxdp->peer_xdp_status) {
+                afxdp->peer_xdp_status = "on";
+                reason = afxdp_frames_obstacle(afxdp);
+            }
+        } else if (afxdp->applied.peer_xdp) {
+            afxdp->peer_xdp_status = (reason ? reason
+                                      : "off: the device takes XDP frames");
+        }
+        atomic_store_relaxed(&afxdp->frames_reason, reason);
+    } else if (afxdp->applied.peer_xdp) {
+        afxdp->peer_xdp_status = "off: the port's program runs no flows";
     }
     /* A veth or tun driver counts what its XDP program fails to redirect
      * (a socket without room) among its own drops. */

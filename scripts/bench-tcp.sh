@@ -19,6 +19,9 @@
 #             other_config:hw-offload=true (flows between the ports run in
 #             XDP where the namespaces' veths take XDP frames: with
 #             BENCH_TCP_GRO=on or xdp);
+#   afxdp-offload-peer  afxdp-offload with options:peer-xdp=true: the
+#             namespaces' veths take XDP frames through a program the ports
+#             put on them, whatever their GRO;
 #   system-tso  this series' build with the veths as type=system ports
 #             (AF_PACKET) and other_config:userspace-tso-enable=true.
 # Interleaved (each repeat runs every case in turn), median of the repeats.
@@ -140,6 +143,9 @@ start_switch() {
     afxdp-socket-tx) tree=$BUILD/ovs extra="options:xdp-xmit=false" ;;
     afxdp-base) tree=${BENCH_BASE:?afxdp-base needs BENCH_BASE} ;;
     afxdp-offload) tree=$BUILD/ovs config="other_config:hw-offload=true" ;;
+    afxdp-offload-peer)
+        tree=$BUILD/ovs config="other_config:hw-offload=true"
+        extra="options:peer-xdp=true" ;;
     afxdp-base-offload)
         tree=${BENCH_BASE:?afxdp-base-offload needs BENCH_BASE}
         config="other_config:hw-offload=true" ;;
@@ -327,6 +333,7 @@ names = {"afxdp": "ovs-afxdp (this series)",
          "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
          "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
          "afxdp-offload": "ovs-afxdp, hw-offload",
+         "afxdp-offload-peer": "ovs-afxdp, hw-offload, peer-xdp",
          "afxdp-base-offload": "ovs-afxdp as built in BENCH_BASE, hw-offload",
          "system-tso": "type=system, userspace-tso-enable",
          "upstream": "upstream afxdp", "bridge": "Linux bridge"}
@@ -372,6 +379,7 @@ names = {"afxdp": "ovs-afxdp (this series)",
          "afxdp-socket-tx": "ovs-afxdp, xdp-xmit=false",
          "afxdp-base": "ovs-afxdp as built in BENCH_BASE",
          "afxdp-offload": "ovs-afxdp, hw-offload",
+         "afxdp-offload-peer": "ovs-afxdp, hw-offload, peer-xdp",
          "afxdp-base-offload": "ovs-afxdp as built in BENCH_BASE, hw-offload",
          "system-tso": "type=system, userspace-tso-enable",
          "upstream": "upstream afxdp", "bridge": "Linux bridge"}
