@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sched.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "afxdp-flow.h"
@@ -538,14 +539,20 @@ afxdp_netns_id(int netns_fd)
 /* Opens the network namespace that 'netnsid' names in ours.  The kernel
  * gives no way from an id to a namespace: this looks among those that
  * "ip netns" and container runtimes name in /run, then those of the
- * processes.  Returns its fd, or -1. */
+ * processes (but ours: most processes share it).  Returns its fd, or
+ * -1. */
 static int
 afxdp_netns_open(int32_t netnsid)
 {
     static const char *const dirs[] = {
         "/run/netns", "/run/docker/netns", "/proc",
     };
+    static const char own_path[] = "/proc/self/ns/net";
+    struct stat own;
 
+    if (stat(own_path, &own)) {
+        own.st_ino = 0;
+    }
     for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
         bool proc = !strcmp(dirs[i], "/proc");
         struct dirent *de;
@@ -568,6 +575,13 @@ afxdp_netns_open(int32_t netnsid)
             fd = open(path, O_RDONLY | O_CLOEXEC);
             free(path);
             if (fd >= 0) {
+                struct stat st;
+
+                if (!fstat(fd, &st) && st.st_ino == own.st_ino
+                    && st.st_dev == own.st_dev) {
+                    close(fd);
+                    continue;
+                }
                 if (afxdp_netns_id(fd) == netnsid) {
                     closedir(dir);
                     return fd;
