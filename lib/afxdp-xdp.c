@@ -458,14 +458,17 @@ afxdp_xdp_veth_peer(int ifindex, int *peer, int32_t *netnsid,
     return ok;
 }
 
+/* The id of the program that afxdp_xdp_peer_prog() loaded; 0 until it
+ * has. */
+static atomic_uint32_t peer_prog_id = 0;
+
 /* The program that afxdp_xdp_peer_attach() puts on veth peers: it passes
- * every packet to the stack.  Loaded once; its fd in '*fdp' and its id
- * in '*idp'.  Returns 0 or a positive errno. */
+ * every packet to the stack.  Loaded once, when first needed; its fd in
+ * '*fdp'.  Returns 0 or a positive errno. */
 static int
-afxdp_xdp_peer_prog(int *fdp, uint32_t *idp)
+afxdp_xdp_peer_prog(int *fdp)
 {
     static struct ovsthread_once once = OVSTHREAD_ONCE_INITIALIZER;
-    static uint32_t id;
     static int fd = -1;
     static int error;
 
@@ -488,24 +491,24 @@ afxdp_xdp_peer_prog(int *fdp, uint32_t *idp)
             close(fd);
             fd = -1;
         } else {
-            id = info.id;
+            atomic_store(&peer_prog_id, info.id);
         }
         ovsthread_once_done(&once);
     }
     *fdp = fd;
-    *idp = id;
     return error;
 }
 
 /* Whether 'prog_id' is that of the program afxdp_xdp_peer_attach() puts
- * on veth peers. */
+ * on veth peers.  Loads nothing: before the program is loaded, no peer
+ * runs it. */
 static bool
 afxdp_xdp_is_peer_prog(uint32_t prog_id)
 {
     uint32_t id;
-    int fd;
 
-    return !afxdp_xdp_peer_prog(&fd, &id) && prog_id == id;
+    atomic_read(&peer_prog_id, &id);
+    return id && prog_id == id;
 }
 
 /* The id that our network namespace gives the namespace of 'netns_fd', or
@@ -551,7 +554,7 @@ afxdp_netns_open(int32_t netnsid)
     struct stat own;
 
     if (stat(own_path, &own)) {
-        own.st_ino = 0;
+        memset(&own, 0, sizeof own);
     }
     for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
         bool proc = !strcmp(dirs[i], "/proc");
@@ -635,7 +638,7 @@ const char *
 afxdp_xdp_peer_attach(int ifindex, struct afxdp_xdp_peer *peer)
 {
     struct afxdp_peer_link arg;
-    uint32_t prog_id, id;
+    uint32_t prog_id;
     int32_t netnsid;
     int error, fd;
 
@@ -648,7 +651,7 @@ afxdp_xdp_peer_attach(int ifindex, struct afxdp_xdp_peer *peer)
                 ? "the peer runs the program already (another port's)"
                 : "the peer runs another XDP program");
     }
-    error = afxdp_xdp_peer_prog(&fd, &id);
+    error = afxdp_xdp_peer_prog(&fd);
     if (error) {
         VLOG_WARN("cannot load the XDP program for veth peers (%s)",
                   ovs_strerror(error));
