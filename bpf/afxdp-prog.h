@@ -265,7 +265,11 @@ struct afxdp_flow_lookup {
 };
 
 /* struct afxdp_flow_action 'flags', applied in this order, then the
- * packet goes to 'ifindex' or, if it is 0, is dropped. */
+ * packet goes to 'ifindex' or, if it is 0, is dropped.  SET_TTL sets the
+ * IPv4 TTL (updating the header checksum) or the IPv6 hop limit to
+ * 'nw_ttl'; it comes first, while the network header is where the packet
+ * arrived with it, and touches no byte that the others do. */
+#define AFXDP_FLOW_SET_TTL 0x8u
 #define AFXDP_FLOW_POP_VLAN 0x1u
 #define AFXDP_FLOW_SET_ETH 0x2u
 #define AFXDP_FLOW_PUSH_VLAN 0x4u
@@ -280,6 +284,8 @@ struct afxdp_flow_action {
     __u8 eth_src[6];
     __u8 eth_dst_mask[6];
     __u8 eth_src_mask[6];
+    __u8 nw_ttl;                /* To set. */
+    __u8 pad[3];
 };
 
 struct afxdp_flow_cache_entry {

@@ -832,14 +832,79 @@ push_vlan(struct xdp_md *ctx, __be16 tpid, __be16 tci)
     return 0;
 }
 
-/* Executes 'action' on the packet of 'ctx'.  Returns the XDP verdict. */
+/* Sets the IPv4 TTL or IPv6 hop limit of the packet of 'ctx', parsed into
+ * 'key', to 'ttl'.  An IPv4 header's checksum is updated for the change
+ * (RFC 1624, equation 3) as user space updates it, so that a packet with
+ * a wrong checksum leaves with the same wrong one either way.  Returns 0,
+ * or -1 if the packet could not be read or written.
+ *
+ * A global function, never inlined: the verifier checks it once, on its
+ * own, instead of on each of the many paths of the offload that lead to
+ * it (inlined, it took the program past the verifier's million
+ * instructions). */
+__attribute__((noinline)) int
+afxdp_set_ttl(struct xdp_md *ctx, const struct afxdp_flow_key *key,
+              __u32 ttl)
+{
+    __u32 l3;
+
+    if (!key) {
+        return -1;
+    }
+    /* A parsed IP packet has no VLAN tag or one, in the packet. */
+    l3 = key->vlan_tpid ? 18 : 14;
+
+    if (key->dl_type == bpf_htons(ETH_P_IP)) {
+        /* The TTL and protocol bytes, then the header checksum, as 16-bit
+         * words in the packet's byte order: the ones' complement sum is
+         * the same in either order.  The changed word is taken with the
+         * protocol byte 0, as user space takes it. */
+        union {
+            __u16 w[2];
+            __u8 b[4];
+        } hdr;
+        union {
+            __u16 w;
+            __u8 b[2];
+        } old_w = { .w = 0 }, new_w = { .w = 0 };
+        __u32 sum;
+
+        if (bpf_xdp_load_bytes(ctx, l3 + 8, &hdr, sizeof hdr)) {
+            return -1;
+        }
+        if (hdr.b[0] == (__u8) ttl) {
+            return 0;
+        }
+        old_w.b[0] = hdr.b[0];
+        new_w.b[0] = (__u8) ttl;
+        sum = (__u32) (__u16) ~hdr.w[1] + (__u16) ~old_w.w + new_w.w;
+        sum = (sum & 0xffff) + (sum >> 16);
+        sum = (sum & 0xffff) + (sum >> 16);
+        hdr.w[1] = ~(__u16) sum;
+        hdr.b[0] = (__u8) ttl;
+        return bpf_xdp_store_bytes(ctx, l3 + 8, &hdr, sizeof hdr) ? -1 : 0;
+    } else if (key->dl_type == bpf_htons(ETH_P_IPV6)) {
+        __u8 hlimit = ttl;
+
+        return bpf_xdp_store_bytes(ctx, l3 + 7, &hlimit, 1) ? -1 : 0;
+    }
+    return -1;
+}
+
+/* Executes 'action' on the packet of 'ctx', parsed into 'key'.  Returns
+ * the XDP verdict. */
 static __always_inline int
-flow_execute(struct xdp_md *ctx, const struct afxdp_flow_action *action)
+flow_execute(struct xdp_md *ctx, const struct afxdp_flow_key *key,
+             const struct afxdp_flow_action *action)
 {
     __u32 flags = action->flags;
     struct ethhdr *eth;
     __u8 macs[12];
 
+    if ((flags & AFXDP_FLOW_SET_TTL)
+        && afxdp_set_ttl(ctx, key, action->nw_ttl)) {
+        goto fail;
+    }
     if (flags & AFXDP_FLOW_POP_VLAN) {
         eth = (void *) (long) ctx->data;
         if ((void *) eth + 18 > (void *) (long) ctx->data_end) {
@@ -1040,7 +1105,7 @@ offload(struct xdp_md *ctx)
     }
     flow_count(AFXDP_FLOW_HIT);
     flow_account(action, &key, len);
-    return flow_execute(ctx, action);
+    return flow_execute(ctx, &key, action);
 }
 
 /* What the built-in programs do with a packet they receive: steering,

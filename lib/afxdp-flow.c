@@ -418,10 +418,55 @@ afxdp_flow_set_eth(const struct nlattr *a, bool masked,
     return true;
 }
 
-/* The program executes, in this order: a pop_vlan, Ethernet address
- * changes, a push_vlan, then one output or a drop.  Datapath actions that
- * come to that are taken; Ethernet address changes and a push_vlan may
- * come in either order, as they touch different bytes. */
+/* Takes in '*action' the TTL or hop limit that set action 'a' (of
+ * OVS_KEY_ATTR_IPV4 or OVS_KEY_ATTR_IPV6, masked) writes, for a megaflow
+ * 'match' of that network protocol.  Returns false for a set action that
+ * writes any other field of those headers or only some bits of the TTL,
+ * and for one that is not of those headers. */
+static bool
+afxdp_flow_set_ttl(const struct nlattr *a, bool masked,
+                   const struct match *match,
+                   struct afxdp_flow_action *action)
+{
+    const struct nlattr *key = nl_attr_get(a);
+    ovs_be16 dl_type = match->flow.dl_type;
+    size_t size = nl_attr_get_size(key);
+
+    if (!masked || match->wc.masks.dl_type != OVS_BE16_MAX) {
+        return false;
+    }
+    if (nl_attr_type(key) == OVS_KEY_ATTR_IPV4
+        && dl_type == htons(ETH_TYPE_IP)
+        && size == 2 * sizeof(struct ovs_key_ipv4)) {
+        const struct ovs_key_ipv4 *value = nl_attr_get(key);
+        struct ovs_key_ipv4 ttl_only = { .ipv4_ttl = UINT8_MAX };
+
+        if (memcmp(value + 1, &ttl_only, sizeof ttl_only)) {
+            return false;
+        }
+        action->nw_ttl = value->ipv4_ttl;
+    } else if (nl_attr_type(key) == OVS_KEY_ATTR_IPV6
+               && dl_type == htons(ETH_TYPE_IPV6)
+               && size == 2 * sizeof(struct ovs_key_ipv6)) {
+        const struct ovs_key_ipv6 *value = nl_attr_get(key);
+        struct ovs_key_ipv6 hlimit_only = { .ipv6_hlimit = UINT8_MAX };
+
+        if (memcmp(value + 1, &hlimit_only, sizeof hlimit_only)) {
+            return false;
+        }
+        action->nw_ttl = value->ipv6_hlimit;
+    } else {
+        return false;
+    }
+    action->flags |= AFXDP_FLOW_SET_TTL;
+    return true;
+}
+
+/* The program executes, in this order: a TTL or hop limit change, a
+ * pop_vlan, Ethernet address changes, a push_vlan, then one output or a
+ * drop.  Datapath actions that come to that are taken; a TTL change may
+ * come anywhere before the output, and Ethernet address changes and a
+ * push_vlan in either order, as they touch different bytes. */
 static bool
 afxdp_flow_translate_actions(const struct match *match,
                              const struct nlattr *actions, size_t len,
@@ -467,7 +512,7 @@ afxdp_flow_translate_actions(const struct match *match,
             const union flow_vlan_hdr *v = &match->flow.vlans[0];
             const union flow_vlan_hdr *vm = &match->wc.masks.vlans[0];
 
-            if (action->flags) {
+            if (action->flags & ~AFXDP_FLOW_SET_TTL) {
                 *reason = afxdp_flow_action_reason(
                     a, "comes after another action");
                 return false;
@@ -493,13 +538,25 @@ afxdp_flow_translate_actions(const struct match *match,
             break;
         }
         case OVS_ACTION_ATTR_SET:
-        case OVS_ACTION_ATTR_SET_MASKED:
-            if (!afxdp_flow_set_eth(a, type == OVS_ACTION_ATTR_SET_MASKED,
-                                    action)) {
+        case OVS_ACTION_ATTR_SET_MASKED: {
+            bool masked = type == OVS_ACTION_ATTR_SET_MASKED;
+            bool ttl_before = action->flags & AFXDP_FLOW_SET_TTL;
+
+            if (afxdp_flow_set_eth(a, masked, action)) {
+                break;
+            }
+            if (!afxdp_flow_set_ttl(a, masked, match, action)) {
                 *reason = afxdp_flow_action_reason(a, "cannot run in XDP");
                 return false;
             }
+            if (ttl_before) {
+                /* Two changes of the checksum in user space might not
+                 * come to the one that XDP makes, bit for bit. */
+                *reason = afxdp_flow_action_reason(a, "comes twice");
+                return false;
+            }
             break;
+        }
         default:
             *reason = afxdp_flow_action_reason(a, "cannot run in XDP");
             return false;

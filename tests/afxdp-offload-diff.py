@@ -32,10 +32,11 @@
 
 A case is made from its number alone: a random OpenFlow table (matches on
 ports, L2, VLAN, L3 and L4 fields with masks and priorities; outputs,
-drops, VLAN, Ethernet, IP and port rewrites, resubmits, conntrack,
-controller and learn actions) and three phases of random frames (VLAN and
-QinQ, IPv4 with options and fragments, IPv6 with extension headers, ARP,
-ICMP, TCP, UDP and SCTP with right, wrong and partial checksums, some
+drops, VLAN, Ethernet, IP and port rewrites, TTL changes, resubmits,
+conntrack, controller and learn actions) and three phases of random
+frames (VLAN and QinQ, IPv4 with options and fragments, IPv6 with
+extension headers, ARP, ICMP, TCP, UDP and SCTP with right, wrong and
+partial checksums (and some wrong IPv4 header checksums), some
 left for the receiver's device to finish, truncated frames, frames above
 1522 bytes and above an AF_XDP frame, broadcast and multicast), with
 rules changed, deleted and added between phases.  Each phase's frames
@@ -168,7 +169,10 @@ def gen_frame(r):
                               4 * ihl + len(l4), r.getrandbits(16), frag,
                               r.choice([64, 1, 255]), proto, 0, saddr,
                               daddr) + options
-            hdr = hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:]
+            # Now and then a wrong header checksum, which a TTL change
+            # must leave as wrong as user space leaves it.
+            hcsum = csum(hdr) ^ (0x0110 if r.random() < 0.1 else 0)
+            hdr = hdr[:10] + struct.pack("!H", hcsum) + hdr[12:]
             body, ethertype, l4_ofs = hdr + l4, 0x0800, len(hdr)
         else:
             ext = b""
@@ -287,6 +291,12 @@ def gen_actions(r, l3, table, learn_ok, commit_ok=True):
             a.append("mod_nw_tos:%d" % r.choice([0, 0x20]))
     if l3 in ("ipv6", "tcp6", "udp6", "icmp6") and r.random() < 0.1:
         a.append("set_field:fd00::9->ipv6_dst")
+    hop = l3 not in (None, "arp") and r.random() < 0.15
+    if hop:
+        # A router's hop: the TTL or hop limit, with the IPv4 header's
+        # checksum; most often with a single output, as a router has.
+        a.append(r.choice(["dec_ttl", "dec_ttl",
+                           "mod_nw_ttl:%d" % r.randint(0, 255)]))
     if l3 in ("tcp", "udp", "tcp6", "udp6") and r.random() < 0.15:
         a.append("mod_tp_dst:%d" % r.choice(TP))
     extra = r.random()
@@ -305,7 +315,7 @@ def gen_actions(r, l3, table, learn_ok, commit_ok=True):
         # would decide what later frames do.
         a.append("learn(table=2,priority=10,NXM_OF_ETH_DST[]="
                  "NXM_OF_ETH_SRC[],output:NXM_OF_IN_PORT[])")
-    outs = r.choice([0, 1, 1, 1, 2, 3])
+    outs = r.choice([1, 1, 1, 2] if hop else [0, 1, 1, 1, 2, 3])
     for _ in range(outs):
         a.append(r.choice(["output:1", "output:2", "output:3", "in_port",
                            "all"] if r.random() < 0.2 else
@@ -325,6 +335,15 @@ def gen_case(seed):
     rules = [gen_rule(r, i + 1, 0) for i in range(r.randint(3, 10))]
     rules += [gen_rule(r, 0x100 + i, 1) for i in range(r.randint(0, 4))]
     rules.append("table=0,cookie=0xfff,priority=0,actions=drop")
+    if r.random() < 0.4:
+        # A router's hop from one port to another, which the IPv4 or IPv6
+        # frames from it take where no rule of a higher priority wins.
+        src = r.randint(1, N_PORTS)
+        dst = r.choice([p for p in range(1, N_PORTS + 1) if p != src])
+        rules.append("table=0,cookie=0x80,priority=%d,in_port=%d,%s,"
+                     "actions=mod_dl_src:%s,mod_dl_dst:%s,dec_ttl,output:%d"
+                     % (r.randint(60, 100), src, r.choice(["ip", "ipv6"]),
+                        r.choice(MACS[:4]), r.choice(MACS[:4]), dst))
     phases = []
     next_cookie = 0x200
     for phase in range(3):
