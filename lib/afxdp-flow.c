@@ -430,34 +430,36 @@ afxdp_flow_set_ttl(const struct nlattr *a, bool masked,
 {
     const struct nlattr *key = nl_attr_get(a);
     ovs_be16 dl_type = match->flow.dl_type;
-    size_t size = nl_attr_get_size(key);
+    size_t size, ttl_ofs;
 
-    if (!masked || match->wc.masks.dl_type != OVS_BE16_MAX) {
+    switch (nl_attr_type(key)) {
+    case OVS_KEY_ATTR_IPV4:
+        size = sizeof(struct ovs_key_ipv4);
+        ttl_ofs = offsetof(struct ovs_key_ipv4, ipv4_ttl);
+        break;
+    case OVS_KEY_ATTR_IPV6:
+        size = sizeof(struct ovs_key_ipv6);
+        ttl_ofs = offsetof(struct ovs_key_ipv6, ipv6_hlimit);
+        break;
+    default:
         return false;
     }
-    if (nl_attr_type(key) == OVS_KEY_ATTR_IPV4
-        && dl_type == htons(ETH_TYPE_IP)
-        && size == 2 * sizeof(struct ovs_key_ipv4)) {
-        const struct ovs_key_ipv4 *value = nl_attr_get(key);
-        struct ovs_key_ipv4 ttl_only = { .ipv4_ttl = UINT8_MAX };
-
-        if (memcmp(value + 1, &ttl_only, sizeof ttl_only)) {
-            return false;
-        }
-        action->nw_ttl = value->ipv4_ttl;
-    } else if (nl_attr_type(key) == OVS_KEY_ATTR_IPV6
-               && dl_type == htons(ETH_TYPE_IPV6)
-               && size == 2 * sizeof(struct ovs_key_ipv6)) {
-        const struct ovs_key_ipv6 *value = nl_attr_get(key);
-        struct ovs_key_ipv6 hlimit_only = { .ipv6_hlimit = UINT8_MAX };
-
-        if (memcmp(value + 1, &hlimit_only, sizeof hlimit_only)) {
-            return false;
-        }
-        action->nw_ttl = value->ipv6_hlimit;
-    } else {
+    if (!masked || nl_attr_get_size(key) != 2 * size
+        || match->wc.masks.dl_type != OVS_BE16_MAX
+        || dl_type != htons(nl_attr_type(key) == OVS_KEY_ATTR_IPV4
+                            ? ETH_TYPE_IP : ETH_TYPE_IPV6)) {
         return false;
     }
+
+    /* The value, then the mask, which must select the TTL alone. */
+    const uint8_t *value = nl_attr_get(key);
+    const uint8_t *mask = value + size;
+    for (size_t i = 0; i < size; i++) {
+        if (mask[i] != (i == ttl_ofs ? UINT8_MAX : 0)) {
+            return false;
+        }
+    }
+    action->nw_ttl = value[ttl_ofs];
     action->flags |= AFXDP_FLOW_SET_TTL;
     return true;
 }
