@@ -296,9 +296,10 @@ struct afxdp_flow_cache_entry {
     struct afxdp_flow_action action;
 };
 
-/* Written by every CPU that runs a flow's actions, without a lock: the
- * counts by atomic adds, 'used' and 'tcp_flags' by plain stores (a lost
- * update of either is harmless). */
+/* A flow's statistics, one entry per CPU ('flow_stats' is a per-CPU
+ * array), written by the programs on that CPU only, without atomics; user
+ * space adds the counts up, takes the latest 'used_ns' and ORs the
+ * 'tcp_flags'. */
 struct afxdp_flow_stats {
     __u64 packets;
     __u64 bytes;

@@ -23,7 +23,6 @@
 #include <errno.h>
 #include <linux/membarrier.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -73,9 +72,8 @@ static const struct afxdp_flow_map_def {
                     sizeof(struct afxdp_flow_lookup),
                     sizeof(struct afxdp_flow_action), AFXDP_FLOW_MAX,
                     BPF_F_NO_PREALLOC },
-    [MAP_STATS] = { AFXDP_FLOW_STATS_NAME, BPF_MAP_TYPE_ARRAY, 4,
-                    sizeof(struct afxdp_flow_stats), AFXDP_FLOW_MAX,
-                    BPF_F_MMAPABLE },
+    [MAP_STATS] = { AFXDP_FLOW_STATS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
+                    sizeof(struct afxdp_flow_stats), AFXDP_FLOW_MAX, 0 },
     [MAP_COUNTERS] = { AFXDP_FLOW_COUNTERS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY,
                        4, sizeof(uint64_t), AFXDP_FLOW_N_COUNTERS, 0 },
     [MAP_CACHE] = { AFXDP_FLOW_CACHE_NAME, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
@@ -85,7 +83,8 @@ static const struct afxdp_flow_map_def {
 
 /* Set once by afxdp_flow_init(), then read-only. */
 static int map_fds[N_MAPS] = { -1, -1, -1, -1, -1, -1 };
-static volatile struct afxdp_flow_stats *stats_area;
+/* The possible CPUs, as many as 'flow_stats' has entries for each flow. */
+static int n_cpus;
 static const char *init_reason;
 static int init_error;
 
@@ -129,9 +128,12 @@ struct afxdp_flow {
 static int
 afxdp_flow_create_maps(void)
 {
-    size_t size;
-    void *area;
-
+    n_cpus = libbpf_num_possible_cpus();
+    if (n_cpus <= 0) {
+        VLOG_WARN("cannot tell the number of possible CPUs (%s)",
+                  ovs_strerror(-n_cpus));
+        return n_cpus ? -n_cpus : EINVAL;
+    }
     for (int i = 0; i < N_MAPS; i++) {
         const struct afxdp_flow_map_def *d = &map_defs[i];
         LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = d->flags);
@@ -148,17 +150,6 @@ afxdp_flow_create_maps(void)
         map_fds[i] = fd;
     }
 
-    size = ROUND_UP(sizeof(struct afxdp_flow_stats) * AFXDP_FLOW_MAX,
-                    getpagesize());
-    area = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-                map_fds[MAP_STATS], 0);
-    if (area == MAP_FAILED) {
-        int error = errno;
-
-        VLOG_WARN("cannot map the flow statistics (%s)", ovs_strerror(error));
-        return error;
-    }
-    stats_area = area;
     ovs_mutex_lock(&flow_mutex);
     stats_ids = id_pool_create(0, AFXDP_FLOW_MAX);
     ovs_mutex_unlock(&flow_mutex);
@@ -760,6 +751,21 @@ afxdp_flow_reclaim_pending(void)
     return pending;
 }
 
+/* Zeroes statistics entry 'stats' on every CPU.  Returns 0 or a positive
+ * errno. */
+static int
+afxdp_flow_zero_stats(uint32_t stats)
+{
+    struct afxdp_flow_stats *zeros = xcalloc(n_cpus, sizeof *zeros);
+    int error = 0;
+
+    if (bpf_map_update_elem(map_fds[MAP_STATS], &stats, zeros, BPF_ANY)) {
+        error = errno;
+    }
+    free(zeros);
+    return error;
+}
+
 static bool
 afxdp_flow_alloc_stats(uint32_t *stats)
 {
@@ -789,6 +795,16 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
         *reason = "the XDP flow table is full";
         return NULL;
     }
+    /* No program counts into the entry: it was never used, or was retired
+     * before the last afxdp_flow_reclaim() and so is out of every
+     * program's hands. */
+    if (afxdp_flow_zero_stats(stats)) {
+        *reason = "the kernel refused to reset a flow's statistics";
+        ovs_mutex_lock(&flow_mutex);
+        id_pool_free_id(stats_ids, stats);
+        ovs_mutex_unlock(&flow_mutex);
+        return NULL;
+    }
 
     ovs_mutex_lock(&flow_mutex);
     slot = afxdp_flow_slot_get(&rule->mask, reason);
@@ -804,11 +820,6 @@ afxdp_flow_install(const struct afxdp_flow_rule *rule, const char **reason)
     flow->out_port = rule->out_port;
     flow->lookup.mask_id = slots[slot].id;
     flow->lookup.key = rule->key;
-    /* No program counts into it: it was never used, or was retired before
-     * the last afxdp_flow_reclaim() and so is out of every program's
-     * hands. */
-    memset(CONST_CAST(struct afxdp_flow_stats *, &stats_area[stats]), 0,
-           sizeof stats_area[stats]);
     action.stats = stats;
     if (!afxdp_flow_unsettle()
         || bpf_map_update_elem(map_fds[MAP_TABLE], &flow->lookup, &action,
@@ -888,16 +899,26 @@ afxdp_flow_remove(struct afxdp_flow *flow)
     free(flow);
 }
 
+/* Reads the statistics of 'flow', summed over the CPUs, into 's'.  A
+ * failed read (which the kernel has no reason for) reads as nothing
+ * counted yet. */
 void
 afxdp_flow_get_stats(const struct afxdp_flow *flow,
                      struct afxdp_flow_stats_snapshot *s)
 {
-    const volatile struct afxdp_flow_stats *st = &stats_area[flow->stats];
-    uint64_t used_ns = st->used_ns;
+    struct afxdp_flow_stats *per_cpu = xcalloc(n_cpus, sizeof *per_cpu);
+    uint64_t used_ns = 0;
 
-    s->packets = st->packets;
-    s->bytes = st->bytes;
-    s->tcp_flags = st->tcp_flags;
+    memset(s, 0, sizeof *s);
+    if (!bpf_map_lookup_elem(map_fds[MAP_STATS], &flow->stats, per_cpu)) {
+        for (int cpu = 0; cpu < n_cpus; cpu++) {
+            s->packets += per_cpu[cpu].packets;
+            s->bytes += per_cpu[cpu].bytes;
+            s->tcp_flags |= per_cpu[cpu].tcp_flags;
+            used_ns = MAX(used_ns, per_cpu[cpu].used_ns);
+        }
+    }
+    free(per_cpu);
     /* Both are CLOCK_MONOTONIC: the program's bpf_ktime_get_ns() and
      * time_msec(). */
     s->used = used_ns ? used_ns / (1000 * 1000) : 0;
@@ -959,11 +980,10 @@ afxdp_flow_count_kernel(size_t *n_flows_, size_t *n_masks_)
 void
 afxdp_flow_counters(uint64_t counters[AFXDP_FLOW_N_COUNTERS])
 {
-    int n_cpus = libbpf_num_possible_cpus();
     uint64_t *values;
 
     memset(counters, 0, AFXDP_FLOW_N_COUNTERS * sizeof *counters);
-    if (afxdp_flow_init(NULL) || n_cpus <= 0) {
+    if (afxdp_flow_init(NULL)) {
         return;
     }
     values = xcalloc(n_cpus, sizeof *values);
