@@ -1211,17 +1211,21 @@ afxdp_redirect_xmit(struct xdp_md *ctx)
 
 /* Puts back in front of the packet's EtherType the VLAN tag that the
  * device keeps beside the packet, if it does (a veth whose peer sent the
- * tag as metadata, a NIC that strips tags): the socket and the offloaded
- * flows must see the packet as it was sent.  Returns 0, or -1 if the tag
- * could not be put back. */
+ * tag as metadata, a NIC that strips tags) and the packet is on a queue
+ * with a socket: the socket and the offloaded flows must see the packet
+ * as it was sent.  Returns 0, or -1 if the tag could not be put back.
+ *
+ * The tag is asked for first: most packets have none, and then the
+ * XSKMAP lookup is saved. */
 static __always_inline int
 restore_vlan(struct xdp_md *ctx)
 {
     __be16 tpid = 0;
     __u16 tci = 0;
 
-    if (bpf_xdp_metadata_rx_vlan_tag(ctx, &tpid, &tci)) {
-        return 0;               /* No tag beside this packet. */
+    if (bpf_xdp_metadata_rx_vlan_tag(ctx, &tpid, &tci)
+        || !queue_has_socket(ctx)) {
+        return 0;               /* No tag beside it, or not ours. */
     }
     return push_vlan(ctx, tpid, bpf_htons(tci));
 }
@@ -1245,7 +1249,7 @@ bound(struct xdp_md *ctx, int hash, int vlan)
     if (steer_to_kernel(ctx)) {
         return XDP_PASS;        /* Without asking for a hash. */
     }
-    if (vlan && queue_has_socket(ctx) && restore_vlan(ctx)) {
+    if (vlan && restore_vlan(ctx)) {
         flow_count(AFXDP_FLOW_VLAN_FAILED);
         return XDP_DROP;
     }
