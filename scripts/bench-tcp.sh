@@ -44,7 +44,9 @@
 # "afxdp-socket-tx" implementation).  BENCH_LAT_IMPLS (default "afxdp
 # afxdp-socket-tx upstream bridge"), BENCH_LAT_GRO (default "off on";
 # also "xdp": GRO off and an XDP program passing every packet on each
-# namespace's veth).
+# namespace's veth).  BENCH_LAT_TX (default "on") sets the namespaces'
+# transmit checksum offload for the latency part: "off" lets upstream's
+# afxdp, which sends partial checksums on unfinished, carry TCP at all.
 # Output: build/bench/latency-results.md and latency-results.txt.
 # BENCH_TCP_PARTS (default "throughput latency") chooses the parts;
 # BENCH_TCP_GRO (default "off"; "on", "xdp" as for BENCH_LAT_GRO) sets the
@@ -56,6 +58,7 @@ BUILD=$TOP/build
 OUT=$BUILD/bench
 SECS=${BENCH_TCP_SECONDS:-5}
 REPEATS=${BENCH_REPEATS:-3}
+LAT_TX=${BENCH_LAT_TX:-on}
 IMPLS=${BENCH_TCP_IMPLS:-"afxdp upstream bridge"}
 MTUS=${BENCH_TCP_MTUS:-"1500 9000"}
 NS_A=afxt-a NS_B=afxt-b
@@ -258,9 +261,9 @@ latency() {
     local impl=$1 gro=$2 log
     peer_rx "$gro"
     # The namespaces' default offloads (a container's), whatever the
-    # throughput part left.
-    ip netns exec $NS_A ethtool -K ta tx on >/dev/null
-    ip netns exec $NS_B ethtool -K tb tx on >/dev/null
+    # throughput part left, unless BENCH_LAT_TX says otherwise.
+    ip netns exec $NS_A ethtool -K ta tx "$LAT_TX" >/dev/null
+    ip netns exec $NS_B ethtool -K tb tx "$LAT_TX" >/dev/null
     set_mtu 1500
     start_switch "$impl" 1500
     # Until the ports pass traffic (and the switch knows both MACs).
