@@ -192,6 +192,10 @@ struct afxdp_steer_rule {
  * (veth or a NIC without NETDEV_XDP_ACT_NDO_XMIT_SG): it would be lost. */
 #define AFXDP_FLOW_MAX_LEN 1522
 #define AFXDP_FLOW_MAX 65536
+/* The bytes of per-CPU flow statistics ('flow_stats') that user space
+ * allocates at most: on hosts with many CPUs, the table holds fewer
+ * flows than AFXDP_FLOW_MAX. */
+#define AFXDP_FLOW_STATS_BUDGET (32 * 1024 * 1024)
 
 struct afxdp_flow_cfg {
     __u32 n_slots;              /* Mask slots to look at. */

@@ -107,9 +107,12 @@ struct {
     __type(value, struct afxdp_flow_action);
 } flow_table SEC(".maps");
 
+/* User space gives the programs its own, sized for the host's CPUs
+ * (lib/afxdp-flow.c): this one, which a program gets only where user space
+ * has none and so installs no flow, is kept small. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, AFXDP_FLOW_MAX);
+    __uint(max_entries, 1);
     __type(key, __u32);
     __type(value, struct afxdp_flow_stats);
 } flow_stats SEC(".maps");

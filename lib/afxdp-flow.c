@@ -72,8 +72,9 @@ static const struct afxdp_flow_map_def {
                     sizeof(struct afxdp_flow_lookup),
                     sizeof(struct afxdp_flow_action), AFXDP_FLOW_MAX,
                     BPF_F_NO_PREALLOC },
+    /* Its size depends on the CPUs: see afxdp_flow_capacity(). */
     [MAP_STATS] = { AFXDP_FLOW_STATS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-                    sizeof(struct afxdp_flow_stats), AFXDP_FLOW_MAX, 0 },
+                    sizeof(struct afxdp_flow_stats), 0, 0 },
     [MAP_COUNTERS] = { AFXDP_FLOW_COUNTERS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY,
                        4, sizeof(uint64_t), AFXDP_FLOW_N_COUNTERS, 0 },
     [MAP_CACHE] = { AFXDP_FLOW_CACHE_NAME, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
@@ -85,6 +86,10 @@ static const struct afxdp_flow_map_def {
 static int map_fds[N_MAPS] = { -1, -1, -1, -1, -1, -1 };
 /* The possible CPUs, as many as 'flow_stats' has entries for each flow. */
 static int n_cpus;
+
+/* The flows that the table holds, at most AFXDP_FLOW_MAX: as many as
+ * AFXDP_FLOW_STATS_BUDGET bytes of per-CPU statistics allow. */
+static uint32_t capacity;
 static const char *init_reason;
 static int init_error;
 
@@ -125,6 +130,18 @@ struct afxdp_flow {
     odp_port_t out_port;
 };
 
+/* How many flows the table holds on a host with 'cpus' possible CPUs:
+ * their statistics take sizeof(struct afxdp_flow_stats) bytes per flow
+ * and CPU, allocated up front by the kernel, so fewer flows on a host
+ * with many CPUs (65536 up to 16 CPUs, 16384 with 64, 4096 with 256). */
+static uint32_t
+afxdp_flow_capacity(int cpus)
+{
+    size_t per_flow = sizeof(struct afxdp_flow_stats) * cpus;
+
+    return MIN(AFXDP_FLOW_MAX, AFXDP_FLOW_STATS_BUDGET / per_flow);
+}
+
 static int
 afxdp_flow_create_maps(void)
 {
@@ -134,11 +151,20 @@ afxdp_flow_create_maps(void)
                   ovs_strerror(-n_cpus));
         return n_cpus ? -n_cpus : EINVAL;
     }
+    capacity = afxdp_flow_capacity(n_cpus);
+    if (capacity < AFXDP_FLOW_MAX) {
+        VLOG_INFO("the XDP flow table holds %"PRIu32" flows: their "
+                  "statistics take %"PRIuSIZE" bytes each on each of %d "
+                  "possible CPUs", capacity,
+                  sizeof(struct afxdp_flow_stats), n_cpus);
+    }
     for (int i = 0; i < N_MAPS; i++) {
         const struct afxdp_flow_map_def *d = &map_defs[i];
         LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = d->flags);
         int fd = bpf_map_create(d->type, d->name, d->key_size,
-                                d->value_size, d->max_entries, &opts);
+                                d->value_size,
+                                d->max_entries ? d->max_entries : capacity,
+                                &opts);
 
         if (fd < 0) {
             int error = errno;
@@ -151,7 +177,7 @@ afxdp_flow_create_maps(void)
     }
 
     ovs_mutex_lock(&flow_mutex);
-    stats_ids = id_pool_create(0, AFXDP_FLOW_MAX);
+    stats_ids = id_pool_create(0, capacity);
     ovs_mutex_unlock(&flow_mutex);
     return 0;
 }
