@@ -40,7 +40,8 @@
 # options:tx-budget=2048, where Linux 6.17 allows it; "afxdp-offload":
 # this series with other_config:hw-offload=true, the flows run in XDP),
 # BENCH_CASES
-# (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp" by default), BENCH_SKB_RATE (the
+# (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp", "loop" or "skb", "xdp" by
+# default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
 # BENCH_PERF (if set, "perf record" of the PMD's core during each
 # measurement, in build/bench/perf-*.data).
