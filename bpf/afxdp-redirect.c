@@ -117,9 +117,10 @@ struct {
     __type(value, struct afxdp_flow_stats);
 } flow_stats SEC(".maps");
 
+/* Kept small for the same reason as 'flow_stats'. */
 struct {
     __uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-    __uint(max_entries, AFXDP_FLOW_CACHE_SIZE);
+    __uint(max_entries, 1);
     __type(key, __u32);
     __type(value, struct afxdp_flow_cache_entry);
 } flow_cache SEC(".maps");
@@ -713,9 +714,10 @@ flow_lookup(const struct afxdp_flow_key *key, __u32 n_slots)
 }
 
 /* The entry of this CPU's flow cache for 'key' under generation 'gen',
- * or NULL if the cache is not to be used (see afxdp-prog.h). */
+ * or NULL if the cache is not to be used (see afxdp-prog.h).  'shift'
+ * leaves as many bits of the key's hash as index the cache's entries. */
 static __always_inline struct afxdp_flow_cache_entry *
-flow_cache_entry(const struct afxdp_flow_key *key, __u64 gen)
+flow_cache_entry(const struct afxdp_flow_key *key, __u64 gen, __u32 shift)
 {
     const __u64 *k = (const __u64 *) key;
     __u64 h = 0;
@@ -728,7 +730,8 @@ flow_cache_entry(const struct afxdp_flow_key *key, __u64 gen)
     for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
         h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
     }
-    slot = h >> (64 - AFXDP_FLOW_CACHE_BITS);
+    /* A shift out of range gives an index of no entry: no cache. */
+    slot = shift && shift < 64 ? h >> shift : 0xffffffff;
     return bpf_map_lookup_elem(&flow_cache, &slot);
 }
 
@@ -1081,7 +1084,7 @@ offload(struct xdp_md *ctx)
         flow_count(AFXDP_FLOW_UNPARSED);
         return -1;
     }
-    cached = flow_cache_entry(&key, gen);
+    cached = flow_cache_entry(&key, gen, cfg->cache_shift);
     if (cached && flow_cache_hit(cached, &key, gen)) {
         action = cached->miss ? 0 : &cached->action;
         if (action) {

@@ -77,9 +77,9 @@ static const struct afxdp_flow_map_def {
                     sizeof(struct afxdp_flow_stats), 0, 0 },
     [MAP_COUNTERS] = { AFXDP_FLOW_COUNTERS_NAME, BPF_MAP_TYPE_PERCPU_ARRAY,
                        4, sizeof(uint64_t), AFXDP_FLOW_N_COUNTERS, 0 },
+    /* Its size too: see afxdp_flow_cache_entries(). */
     [MAP_CACHE] = { AFXDP_FLOW_CACHE_NAME, BPF_MAP_TYPE_PERCPU_ARRAY, 4,
-                    sizeof(struct afxdp_flow_cache_entry),
-                    AFXDP_FLOW_CACHE_SIZE, 0 },
+                    sizeof(struct afxdp_flow_cache_entry), 0, 0 },
 };
 
 /* Set once by afxdp_flow_init(), then read-only. */
@@ -90,6 +90,9 @@ static int n_cpus;
 /* The flows that the table holds, at most AFXDP_FLOW_MAX: as many as
  * AFXDP_FLOW_STATS_BUDGET bytes of per-CPU statistics allow. */
 static uint32_t capacity;
+/* The entries of 'flow_cache', a power of 2, and 64 - its log2. */
+static uint32_t cache_entries;
+static uint32_t cache_shift;
 static const char *init_reason;
 static int init_error;
 
@@ -142,6 +145,21 @@ afxdp_flow_capacity(int cpus)
     return MIN(AFXDP_FLOW_MAX, AFXDP_FLOW_STATS_BUDGET / per_flow);
 }
 
+/* How many entries each CPU's flow cache has on a host with 'cpus'
+ * possible CPUs (see afxdp-prog.h). */
+static uint32_t
+afxdp_flow_cache_entries(int cpus)
+{
+    size_t fit = (AFXDP_FLOW_CACHE_BUDGET
+                  / (sizeof(struct afxdp_flow_cache_entry) * cpus));
+    uint32_t n = AFXDP_FLOW_CACHE_MAX;
+
+    while (n > AFXDP_FLOW_CACHE_MIN && n > fit) {
+        n /= 2;
+    }
+    return n;
+}
+
 static int
 afxdp_flow_create_maps(void)
 {
@@ -158,13 +176,20 @@ afxdp_flow_create_maps(void)
                   "possible CPUs", capacity,
                   sizeof(struct afxdp_flow_stats), n_cpus);
     }
+    cache_entries = afxdp_flow_cache_entries(n_cpus);
+    cache_shift = 64 - raw_ctz(cache_entries);
+    if (cache_entries < AFXDP_FLOW_CACHE_MAX) {
+        VLOG_INFO("the XDP flow cache has %"PRIu32" entries on each of %d "
+                  "possible CPUs", cache_entries, n_cpus);
+    }
     for (int i = 0; i < N_MAPS; i++) {
         const struct afxdp_flow_map_def *d = &map_defs[i];
         LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = d->flags);
+        uint32_t max_entries = (d->max_entries ? d->max_entries
+                                : i == MAP_CACHE ? cache_entries
+                                : capacity);
         int fd = bpf_map_create(d->type, d->name, d->key_size,
-                                d->value_size,
-                                d->max_entries ? d->max_entries : capacity,
-                                &opts);
+                                d->value_size, max_entries, &opts);
 
         if (fd < 0) {
             int error = errno;
@@ -608,7 +633,9 @@ static bool
 afxdp_flow_write_cfg(uint32_t n, uint64_t g)
     OVS_REQUIRES(flow_mutex)
 {
-    struct afxdp_flow_cfg cfg = { .n_slots = n, .gen = g };
+    struct afxdp_flow_cfg cfg = {
+        .n_slots = n, .cache_shift = cache_shift, .gen = g,
+    };
     uint32_t zero = 0;
 
     if (bpf_map_update_elem(map_fds[MAP_CFG], &zero, &cfg, BPF_ANY)) {

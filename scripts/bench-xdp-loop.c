@@ -120,7 +120,7 @@ ifindex_or_die(const char *name)
     unsigned int ifindex = if_nametoindex(name);
 
     if (!ifindex) {
-        fprintf(stderr, "bench-xdp-loop: %s: %s\n", name, strerror(errno));
+        fprintf(stderr, "bench-xdp-loop: %s: %m\n", name);
         exit(1);
     }
     return ifindex;
@@ -192,7 +192,8 @@ main(int argc, char *argv[])
     struct bpf_object *obj;
     uint8_t dst[6];
     long flows, size, secs;
-    int map_fd, err;
+    int map_fd, err, error;
+    uint64_t last, t0;
     __u32 key, value;
 
     if (argc != 9
@@ -221,8 +222,7 @@ main(int argc, char *argv[])
 
     obj = bpf_object__open_file(argv[1], NULL);
     if (!obj) {
-        fprintf(stderr, "bench-xdp-loop: %s: %s\n", argv[1],
-                strerror(errno));
+        fprintf(stderr, "bench-xdp-loop: %s: %m\n", argv[1]);
         return 1;
     }
     prog = bpf_object__find_program_by_name(obj, "xdp_loop");
@@ -241,7 +241,8 @@ main(int argc, char *argv[])
     }
     err = bpf_object__load(obj);
     if (err) {
-        fprintf(stderr, "bench-xdp-loop: load: %s\n", strerror(-err));
+        errno = -err;
+        fprintf(stderr, "bench-xdp-loop: load: %m\n");
         return 1;
     }
     map_fd = bpf_object__find_map_fd_by_name(obj, "out");
@@ -250,43 +251,40 @@ main(int argc, char *argv[])
     key = 1, value = out;
     err = err ? err : bpf_map_update_elem(map_fd, &key, &value, 0);
     if (err) {
-        fprintf(stderr, "bench-xdp-loop: devmap: %s\n", strerror(errno));
+        fprintf(stderr, "bench-xdp-loop: devmap: %m\n");
         return 1;
     }
     err = bpf_xdp_attach(loop_b, bpf_program__fd(prog), XDP_FLAGS_DRV_MODE,
                          NULL);
     if (err) {
-        fprintf(stderr, "bench-xdp-loop: attach to %s: %s\n", argv[3],
-                strerror(-err));
+        errno = -err;
+        fprintf(stderr, "bench-xdp-loop: attach to %s: %m\n", argv[3]);
         return 1;
     }
 
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
     build_frame(frame, size, dst);
-    /* A loop that stopped (its frames lost, which should not happen) is
+    /* A loop that stops (its frames lost, which should not happen) is
      * seeded again, and said to have been. */
-    for (uint64_t last = UINT64_MAX, t0 = now_ms(); !stop; ) {
-        uint64_t n = rx_packets(argv[3]);
+    last = rx_packets(argv[3]);
+    t0 = now_ms();
+    error = seed(loop_a, frame, size);
+    while (!stop && !error && now_ms() - t0 < (uint64_t) secs * 1000) {
+        uint64_t n;
 
+        usleep(100 * 1000);
+        n = rx_packets(argv[3]);
         if (n == last) {
-            if (last != UINT64_MAX) {
-                fprintf(stderr, "bench-xdp-loop: loop stopped, seeding it "
-                        "again\n");
-            }
-            if (seed(loop_a, frame, size)) {
-                break;
-            }
+            fprintf(stderr, "bench-xdp-loop: loop stopped, seeding it "
+                    "again\n");
+            error = seed(loop_a, frame, size);
         }
         last = n;
-        if (now_ms() - t0 >= secs * 1000) {
-            break;
-        }
-        usleep(100 * 1000);
     }
     /* Without the program, LOOP-A cannot transmit XDP frames to LOOP-B:
      * the loop ends. */
     bpf_xdp_detach(loop_b, XDP_FLAGS_DRV_MODE, NULL);
     bpf_object__close(obj);
-    return 0;
+    return error ? 1 : 0;
 }
