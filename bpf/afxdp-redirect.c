@@ -720,16 +720,24 @@ static __always_inline struct afxdp_flow_cache_entry *
 flow_cache_entry(const struct afxdp_flow_key *key, __u64 gen, __u32 shift)
 {
     const __u64 *k = (const __u64 *) key;
-    __u64 h = 0;
+    __u64 lane[4] = { 0, 0, 0, 0 };
+    __u64 h;
     __u32 slot;
 
     if (!gen || gen & 1) {
         return 0;
     }
+    /* Four independent chains of multiplications, each of every fourth
+     * word, then one more to mix them: one chain of them all made the
+     * CPU wait for each multiplication in turn (a fifth of the program's
+     * time in an offloaded hit, perf on veth). */
 #pragma unroll
     for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
-        h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
+        lane[i % 4] = (lane[i % 4] ^ k[i]) * 0x9e3779b97f4a7c15ULL;
     }
+    h = (lane[0] ^ ((lane[1] << 16) | (lane[1] >> 48))
+         ^ ((lane[2] << 32) | (lane[2] >> 32))
+         ^ ((lane[3] << 48) | (lane[3] >> 16))) * 0x9e3779b97f4a7c15ULL;
     /* A shift out of range gives an index of no entry: no cache. */
     slot = shift && shift < 64 ? h >> shift : 0xffffffff;
     return bpf_map_lookup_elem(&flow_cache, &slot);

@@ -43,8 +43,10 @@
 # (TEST:FLOWS:SIZE[:GEN] ..., GEN "xdp", "loop" or "skb", "xdp" by
 # default), BENCH_SKB_RATE (the
 # "skb" generator's packets per second, 0 for as fast as it can),
-# BENCH_PERF (if set, "perf record" of the PMD's core during each
-# measurement, in build/bench/perf-*.data).
+# BENCH_PERF (if set, "perf record" of the PMD's core and of core 0 during
+# each measurement, in build/bench/perf-*.data and perf0-*.data, and the
+# share of core 0's samples in port A's XDP program by source line, in
+# build/bench/xdp-lines-*.txt, by scripts/bench-prog-lines.c).
 #
 # Generators: "xdp" is xdp-trafficgen, which transmits XDP frames that veth
 # hands on without an skb, so veth has no RX hash for them; "loop" is
@@ -265,16 +267,21 @@ vswitchd_ticks() {
         || true
 }
 
+# The id of the XDP program attached to ovs-bgen, if any.
+xdp_prog_id() {
+    ip -j link show dev ovs-bgen | python3 -c '
+import json, sys
+x = json.load(sys.stdin)[0].get("xdp", {})
+progs = [x["prog"]] if "prog" in x else [a["prog"] for a in x.get("attached", [])]
+print(progs[0]["id"] if progs else "")' || true
+}
+
 # The run time per run, in ns, of the XDP program attached to ovs-bgen,
 # over STATS_SECS with the kernel's BPF statistics on; "nan" without
 # bpftool or a program.
 xdp_prog_ns() {
     local id a b
-    id=$(ip -j link show dev ovs-bgen | python3 -c '
-import json, sys
-x = json.load(sys.stdin)[0].get("xdp", {})
-progs = [x["prog"]] if "prog" in x else [a["prog"] for a in x.get("attached", [])]
-print(progs[0]["id"] if progs else "")') || true
+    id=$(xdp_prog_id)
     if [ -z "$id" ] || ! command -v bpftool >/dev/null; then
         echo nan
         return
@@ -313,7 +320,7 @@ bgen_packets() {
 measure() {
     local impl=$1 test=$2 flows=$3 size=$4 gen=$5 args="" before after stats
     local rate cpp poller="core_id 1:" t0 t1 secs si0 tot0 si1 tot1 softirq
-    local hits0 hits1 cpu0 cpu1 cpu bgen0 bgen1 prog_ns
+    local hits0 hits1 cpu0 cpu1 cpu bgen0 bgen1 prog_ns perf0
     if [ "$impl" != xdp-bare ]; then
         ovs-ofctl del-flows br0
         if [ "$test" = rxdrop ]; then
@@ -346,9 +353,14 @@ measure() {
     bgen0=$(bgen_packets)
     before=$(sink_packets)
     if [ -n "${BENCH_PERF:-}" ]; then
-        # A profile of the PMD's core while it measures.
+        # Profiles of the PMD's core and of core 0, where the generator
+        # and port A's XDP program run, while it measures.
+        perf record -q -C 0 -o "$OUT/perf0-$impl-$test-$flows-$size-$gen.data" \
+            -- sleep "$SECS" >/dev/null 2>&1 &
+        perf0=$!
         perf record -q -C 1 -o "$OUT/perf-$impl-$test-$flows-$size-$gen.data" \
             -- sleep "$SECS" >/dev/null 2>&1
+        wait $perf0 || true
     else
         sleep "$SECS"
     fi
@@ -361,6 +373,14 @@ measure() {
     t1=$(date +%s.%N)
     secs=$(python3 -c "print($t1 - $t0)")
     prog_ns=$(xdp_prog_ns)
+    if [ -n "${BENCH_PERF:-}" ] && [ -n "$(xdp_prog_id)" ]; then
+        # Port A's XDP program's share of core 0's samples, by source line.
+        perf script -i "$OUT/perf0-$impl-$test-$flows-$size-$gen.data" \
+                -F ip,sym 2>/dev/null \
+            | "$OUT/prog-lines" "$(xdp_prog_id)" \
+                > "$OUT/xdp-lines-$impl-$test-$flows-$size-$gen.txt" 2>&1 \
+            || true
+    fi
     printf '%s\n' "$stats" > "$OUT/pmd-stats-$impl-$test-$flows-$size-$gen.txt"
     ovs-vsctl get interface ovs-bgen status:rx-hash \
         > "$OUT/rx-hash-$impl-$test-$flows-$size-$gen.txt" 2>&1 || true
@@ -386,6 +406,11 @@ measure() {
         }
         pmd && /avg processing cycles per packet:/ { cpp = $6 }
         END { if (n != "") print n / secs / 1e6, cpp }')
+    # A PMD that received next to nothing (the flows in XDP) has no
+    # cycles per packet worth a figure.
+    if python3 -c "import sys; sys.exit(float('${rate:-0}') >= 0.01)"; then
+        cpp=nan
+    fi
     if [ "$test" = l2fwd ]; then
         rate=$(python3 -c "print(($after - $before) / $secs / 1e6)")
     elif [ "$impl" = xdp-bare ]; then
@@ -405,6 +430,7 @@ measure() {
 mkdir -p "$OUT"
 gcc -O2 -Wall -o "$OUT/afpacket-gen" "$TOP/scripts/bench-afpacket-gen.c"
 gcc -O2 -Wall -o "$OUT/xdp-loop" "$TOP/scripts/bench-xdp-loop.c" -lbpf
+gcc -O2 -Wall -o "$OUT/prog-lines" "$TOP/scripts/bench-prog-lines.c" -lbpf
 clang -O2 -g -target bpf -I/usr/include/"$(gcc -print-multiarch)" \
     -c "$TOP/scripts/bench-xdp-loop.bpf.c" -o "$OUT/xdp-loop.o"
 
