@@ -720,24 +720,16 @@ static __always_inline struct afxdp_flow_cache_entry *
 flow_cache_entry(const struct afxdp_flow_key *key, __u64 gen, __u32 shift)
 {
     const __u64 *k = (const __u64 *) key;
-    __u64 lane[4] = { 0, 0, 0, 0 };
-    __u64 h;
+    __u64 h = 0;
     __u32 slot;
 
     if (!gen || gen & 1) {
         return 0;
     }
-    /* Four independent chains of multiplications, each of every fourth
-     * word, then one more to mix them: one chain of them all made the
-     * CPU wait for each multiplication in turn (a fifth of the program's
-     * time in an offloaded hit, perf on veth). */
 #pragma unroll
     for (int i = 0; i < AFXDP_FLOW_KEY_WORDS; i++) {
-        lane[i % 4] = (lane[i % 4] ^ k[i]) * 0x9e3779b97f4a7c15ULL;
+        h = (h ^ k[i]) * 0x9e3779b97f4a7c15ULL;
     }
-    h = (lane[0] ^ ((lane[1] << 16) | (lane[1] >> 48))
-         ^ ((lane[2] << 32) | (lane[2] >> 32))
-         ^ ((lane[3] << 48) | (lane[3] >> 16))) * 0x9e3779b97f4a7c15ULL;
     /* A shift out of range gives an index of no entry: no cache. */
     slot = shift && shift < 64 ? h >> shift : 0xffffffff;
     return bpf_map_lookup_elem(&flow_cache, &slot);
@@ -788,19 +780,11 @@ flow_account(const struct afxdp_flow_action *action,
     stats = bpf_map_lookup_elem(&flow_stats, &index);
     if (stats) {
         __u32 flags = bpf_ntohs(key->tcp_flags);
-        __u64 now = bpf_ktime_get_coarse_ns();
 
         /* This CPU's own entry: plain adds, where atomic ones on an
          * entry of all CPUs took a locked instruction each. */
         stats->packets++;
         stats->bytes += bytes;
-        /* The clock of the last tick rather than a read of the TSC,
-         * which took 5% of the sending core's time in an offloaded drop
-         * (perf, on veth): Open vSwitch counts a flow's use in
-         * milliseconds.  Stored only when the tick has moved. */
-        if (stats->used_ns != now) {
-            stats->used_ns = now;
-        }
         if ((stats->tcp_flags & flags) != flags) {
             stats->tcp_flags |= flags;
         }

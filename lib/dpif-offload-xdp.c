@@ -107,6 +107,8 @@ struct xdp_offload_flow {
     size_t n_refs;
     struct afxdp_flow_stats_snapshot base;  /* Of entries taken out. */
     struct afxdp_flow_stats_snapshot stats; /* In all, as last read. */
+    uint64_t entry_packets;     /* 'entry''s packets, as last read. */
+    long long int entry_used;   /* When they were seen to move, or 0. */
 };
 
 struct xdp_offload_refusal {
@@ -319,6 +321,14 @@ xdp_offload_flow_read_stats(struct xdp_offload_flow *flow)
         struct afxdp_flow_stats_snapshot s;
 
         afxdp_flow_get_stats(flow->entry, &s);
+        /* The program keeps no time: the flow was used when its count
+         * moved since the last read, to within the reads' interval (a
+         * revalidator round), which idle timeouts of seconds allow. */
+        if (s.packets != flow->entry_packets) {
+            flow->entry_packets = s.packets;
+            flow->entry_used = time_msec();
+        }
+        s.used = flow->entry_used;
         xdp_offload_stats_add(&flow->stats, &s);
     }
 }
@@ -624,6 +634,8 @@ xdp_offload_do_put(struct xdp_offload *x, const struct xdp_offload_op *op,
             }
             if (entry) {
                 flow->entry = entry;
+                flow->entry_packets = 0;
+                flow->entry_used = 0;
                 x->n_installed++;
             }
         }
