@@ -38,52 +38,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-frame.h"
+
 #define FRAME_LEN 60
 #define BURST 64
 #define MAX_FLOWS 65535
 
 /* One frame per flow. */
 static uint8_t frames[MAX_FLOWS * FRAME_LEN];
-
-static uint16_t
-ip_checksum(const uint8_t *p, size_t n)
-{
-    uint32_t sum = 0;
-
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        sum += (p[i] << 8) | p[i + 1];
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return ~sum & 0xffff;
-}
-
-static void
-build_frame(uint8_t *f, const uint8_t dst[6], uint16_t dport)
-{
-    static const uint8_t src[6] = { 0x02, 0, 0, 0, 0x0b, 0x01 };
-    uint8_t *ip = f + 14, *udp = ip + 20;
-    uint16_t csum;
-
-    memset(f, 0, FRAME_LEN);
-    memcpy(f, dst, 6);
-    memcpy(f + 6, src, 6);
-    f[12] = 0x08;
-    ip[0] = 0x45;
-    ip[3] = FRAME_LEN - 14;
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[12] = 10; ip[13] = 0; ip[14] = 0; ip[15] = 1;
-    ip[16] = 10; ip[17] = 0; ip[18] = 0; ip[19] = 2;
-    csum = ip_checksum(ip, 20);
-    ip[10] = csum >> 8;
-    ip[11] = csum & 0xff;
-    udp[0] = 0x27; udp[1] = 0x10;           /* Source port 10000. */
-    udp[2] = dport >> 8;
-    udp[3] = dport & 0xff;
-    udp[5] = FRAME_LEN - 14 - 20;
-}
 
 int
 main(int argc, char *argv[])
@@ -132,7 +94,8 @@ main(int argc, char *argv[])
     }
 
     for (int i = 0; i < flows; i++) {
-        build_frame(frames + (size_t) i * FRAME_LEN, dst, 1 + i);
+        bench_build_frame(frames + (size_t) i * FRAME_LEN, FRAME_LEN, dst,
+                          1 + i);
     }
 
     clock_gettime(CLOCK_MONOTONIC, &end);

@@ -52,6 +52,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-frame.h"
+
 /* Frames in the loop: fewer than a veth ring holds (256), so that the
  * loop never drops its own. */
 #define SEEDS 128
@@ -66,52 +68,6 @@ on_signal(int sig)
 {
     (void) sig;
     stop = 1;
-}
-
-static uint16_t
-ip_checksum(const uint8_t *p, size_t n)
-{
-    uint32_t sum = 0;
-
-    for (size_t i = 0; i + 1 < n; i += 2) {
-        sum += (p[i] << 8) | p[i + 1];
-    }
-    while (sum >> 16) {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    return ~sum & 0xffff;
-}
-
-/* An IPv4/UDP frame of 'len' bytes to 'dst', from the benchmark's
- * generator address, UDP port FIRST_PORT, no UDP checksum. */
-static void
-build_frame(uint8_t *f, size_t len, const uint8_t dst[6])
-{
-    static const uint8_t src[6] = { 0x02, 0, 0, 0, 0x0b, 0x01 };
-    uint8_t *ip = f + 14, *udp = ip + 20;
-    size_t ip_len = len - 14;
-    uint16_t csum;
-
-    memset(f, 0, len);
-    memcpy(f, dst, 6);
-    memcpy(f + 6, src, 6);
-    f[12] = 0x08;
-    ip[0] = 0x45;
-    ip[2] = ip_len >> 8;
-    ip[3] = ip_len & 0xff;
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[12] = 10; ip[13] = 0; ip[14] = 0; ip[15] = 1;
-    ip[16] = 10; ip[17] = 0; ip[18] = 0; ip[19] = 2;
-    csum = ip_checksum(ip, 20);
-    ip[10] = csum >> 8;
-    ip[11] = csum & 0xff;
-    udp[0] = 0x30;
-    udp[1] = 0x39;
-    udp[2] = FIRST_PORT >> 8;
-    udp[3] = FIRST_PORT & 0xff;
-    udp[4] = (ip_len - 20) >> 8;
-    udp[5] = (ip_len - 20) & 0xff;
 }
 
 static unsigned int
@@ -264,7 +220,7 @@ main(int argc, char *argv[])
 
     signal(SIGINT, on_signal);
     signal(SIGTERM, on_signal);
-    build_frame(frame, size, dst);
+    bench_build_frame(frame, size, dst, FIRST_PORT);
     /* A loop that stops (its frames lost, which should not happen) is
      * seeded again, and said to have been. */
     last = rx_packets(argv[3]);
