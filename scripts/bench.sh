@@ -320,7 +320,7 @@ bgen_packets() {
 measure() {
     local impl=$1 test=$2 flows=$3 size=$4 gen=$5 args="" before after stats
     local rate cpp poller="core_id 1:" t0 t1 secs si0 tot0 si1 tot1 softirq
-    local hits0 hits1 cpu0 cpu1 cpu bgen0 bgen1 prog_ns perf0
+    local hits0 hits1 cpu0 cpu1 cpu bgen0 bgen1 prog_ns perf0 prog_id
     if [ "$impl" != xdp-bare ]; then
         ovs-ofctl del-flows br0
         if [ "$test" = rxdrop ]; then
@@ -373,11 +373,12 @@ measure() {
     t1=$(date +%s.%N)
     secs=$(python3 -c "print($t1 - $t0)")
     prog_ns=$(xdp_prog_ns)
-    if [ -n "${BENCH_PERF:-}" ] && [ -n "$(xdp_prog_id)" ]; then
+    prog_id=$(xdp_prog_id)
+    if [ -n "${BENCH_PERF:-}" ] && [ -n "$prog_id" ]; then
         # Port A's XDP program's share of core 0's samples, by source line.
         perf script -i "$OUT/perf0-$impl-$test-$flows-$size-$gen.data" \
                 -F ip,sym 2>/dev/null \
-            | "$OUT/prog-lines" "$(xdp_prog_id)" \
+            | "$OUT/prog-lines" "$prog_id" \
                 > "$OUT/xdp-lines-$impl-$test-$flows-$size-$gen.txt" 2>&1 \
             || true
     fi
